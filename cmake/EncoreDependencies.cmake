@@ -1,5 +1,6 @@
 # Every dependency comes from a Debian package; scripts/install-deps.sh installs them.
 find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
 find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter)
 find_package(MPI REQUIRED COMPONENTS C)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
@@ -24,3 +25,5 @@ endif()
 
 # The directory holding MPICH's mpi.h: the function table is generated from it.
 find_path(ENCORE_MPI_H mpi.h HINTS ${MPI_C_INCLUDE_DIRS} REQUIRED NO_DEFAULT_PATH)
+# The MPI C library itself: the shims are made for the functions it really defines.
+list(GET MPI_C_LIBRARIES 0 ENCORE_MPI_LIBRARY)

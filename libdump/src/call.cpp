@@ -1,0 +1,427 @@
+#include "call.hpp"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace encore::dump {
+
+using event_format::Extra;
+
+// Encoding ------------------------------------------------------------------------------------
+
+void Call::grow(std::size_t n) {
+  ts_->scratch.resize(std::max(ts_->scratch.size() * 2, pos_ + n + 64));
+  buf_ = ts_->scratch.data();
+  cap_ = ts_->scratch.size();
+}
+
+void Call::write_times() noexcept {
+  const Clock& clk = rec_->clock;
+  const std::uint64_t n1 = clk.to_ns(t1_);
+  const std::uint64_t n2 = clk.to_ns(t2_);
+  const std::uint64_t n2p = clk.to_ns(ts_->last_t2);
+  const std::uint64_t n3p = clk.to_ns(ts_->last_t3);
+  std::uint64_t pre = 0;
+  if (t0_) pre = clk.to_ns(t1_) - clk.to_ns(t0_);
+  const std::uint64_t ref = t0_ ? clk.to_ns(t0_) : n1;
+  const std::uint64_t gap = ref > n3p ? ref - n3p : 0;
+  const std::uint64_t dur = n2 > n1 ? n2 - n1 : 0;
+  const std::uint64_t overhead = (n3p > n2p ? n3p - n2p : 0) + pre;
+  const std::uint64_t start = ts_->last_end_ns + gap;
+  end_ns_ = start + dur;
+  ts_->overhead_ns += overhead;
+  put_uint(gap);
+  put_uint(dur);
+  put_uint(overhead);
+  if (rc_ != MPI_SUCCESS) put_int(rc_);
+}
+
+void Call::begin_extra(Extra tag) {
+  extras_ = true;
+  put_uint(static_cast<std::uint8_t>(tag));
+}
+
+void Call::commit() noexcept {
+  if (const auto stall = ts_->take_stall_ns()) {
+    begin_extra(Extra::stall);
+    put_uint(stall);
+  }
+  if (extras_) put_uint(0);
+  const std::uint32_t head = (static_cast<std::uint32_t>(id_) << event_format::kHeadFlagBits) |
+                             (rc_ != MPI_SUCCESS ? event_format::kHasError : 0u) |
+                             (extras_ ? event_format::kHasExtras : 0u);
+  buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
+  buf_[1] = static_cast<std::byte>(head >> 7);
+  ts_->append_event({buf_, pos_}, end_ns_);
+  ts_->last_end_ns = end_ns_;
+  ts_->last_t2 = t2_;
+  if (lock_.owns_lock()) lock_.unlock();
+  ts_->last_t3 = rec_->clock.ticks();
+  ts_->in_tool = false;
+}
+
+void Call::put_string(const char* s) {
+  const std::size_t n = s ? std::strlen(s) : 0;
+  put_uint(n);
+  reserve(n);
+  if (n) std::memcpy(buf_ + pos_, s, n);
+  pos_ += n;
+}
+
+void Call::put_absent(Role role) {
+  switch (role) {
+    case Role::buf_in:
+    case Role::buf_out:
+    case Role::buf_inout:
+      put_uint(static_cast<std::uint8_t>(event_format::BufFlag::absent));
+      break;
+    default:
+      put_uint(0);  // int 0, empty array, null handle
+  }
+}
+
+void Call::put_datatypes(const MPI_Datatype* t, std::int64_t n) {
+  if (!t || n < 0) n = 0;
+  put_uint(static_cast<std::uint64_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) put_datatype(t[i]);
+}
+
+// Communicators and groups ----------------------------------------------------------------------
+
+void Call::put_members(MPI_Group g) {
+  int n = 0;
+  PMPI_Group_size(g, &n);
+  put_uint(static_cast<std::uint64_t>(n));
+  std::vector<int> mine(static_cast<std::size_t>(n));
+  std::vector<int> world(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) mine[static_cast<std::size_t>(i)] = i;
+  MPI_Group world_group;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  PMPI_Group_translate_ranks(g, n, mine.data(), world_group, world.data());
+  PMPI_Group_free(&world_group);
+  int prev = -1;
+  for (int w : world) {
+    if (w == MPI_UNDEFINED) w = -1;
+    put_int(w - prev);
+    prev = w;
+  }
+}
+
+void Call::put_new_comm(MPI_Comm c) {
+  const std::uint32_t id = rec_->comm_ids.create(c);
+  put_uint(id);
+  if (c == MPI_COMM_NULL) return;
+  rec_->comms.erase(c);  // a recycled handle: forget what the old communicator was
+  CommInfo& info = rec_->comm(c);
+  put_uint(info.inter ? 1 : 0);
+  MPI_Group g;
+  PMPI_Comm_group(c, &g);
+  put_members(g);
+  PMPI_Group_free(&g);
+  if (info.inter) {
+    PMPI_Comm_remote_group(c, &g);
+    put_members(g);
+    PMPI_Group_free(&g);
+  }
+}
+
+void Call::put_freed_comm(MPI_Comm c) {
+  rec_->comms.erase(c);
+  put_uint(rec_->comm_ids.release(c));
+}
+
+void Call::put_new_group(MPI_Group g) {
+  const std::uint32_t id = rec_->group_ids.create(g);
+  put_uint(id);
+  if (g != MPI_GROUP_NULL) put_members(g);
+}
+
+std::int64_t Call::send_peers(MPI_Comm c, bool neighbor) {
+  CommInfo& info = rec_->comm(c);
+  if (!neighbor) return info.inter ? info.remote_size : info.size;
+  if (info.outdegree < 0) recv_peers(c, true);
+  return info.outdegree;
+}
+
+std::int64_t Call::recv_peers(MPI_Comm c, bool neighbor) {
+  CommInfo& info = rec_->comm(c);
+  if (!neighbor) return info.inter ? info.remote_size : info.size;
+  if (info.indegree < 0) {
+    int topo = MPI_UNDEFINED;
+    PMPI_Topo_test(c, &topo);
+    int in = 0, out = 0, weighted = 0;
+    if (topo == MPI_DIST_GRAPH) {
+      PMPI_Dist_graph_neighbors_count(c, &in, &out, &weighted);
+    } else if (topo == MPI_GRAPH) {
+      PMPI_Graph_neighbors_count(c, info.rank, &in);
+      out = in;
+    } else if (topo == MPI_CART) {
+      PMPI_Cartdim_get(c, &in);
+      in *= 2;
+      out = in;
+    }
+    info.indegree = in;
+    info.outdegree = out;
+  }
+  return info.indegree;
+}
+
+std::int64_t Call::cart_ndims(MPI_Comm c) {
+  CommInfo& info = rec_->comm(c);
+  if (info.cart_ndims < 0) {
+    int n = 0;
+    PMPI_Cartdim_get(c, &n);
+    info.cart_ndims = n;
+  }
+  return info.cart_ndims;
+}
+
+bool Call::is_root(int root, MPI_Comm c) {
+  const CommInfo& info = rec_->comm(c);
+  return info.inter ? root == MPI_ROOT : root == info.rank;
+}
+
+// Requests and statuses -------------------------------------------------------------------------
+
+void Call::put_new_request(MPI_Request r) {
+  if (r == MPI_REQUEST_NULL) return;
+  RequestInfo& info = rec_->requests[r];
+  info = RequestInfo{};
+  info.thread = ts_->index();
+  info.event = ts_->events();  // this event's index: it is committed next
+}
+
+void Call::put_request(MPI_Request r) {
+  const auto it = rec_->requests.find(r);
+  if (r == MPI_REQUEST_NULL || it == rec_->requests.end()) {
+    put_uint(0);
+    return;
+  }
+  const RequestInfo& info = it->second;
+  if (info.thread == ts_->index()) {
+    put_uint((ts_->events() - info.event) << 1);
+  } else {
+    put_uint(1);
+    put_uint(info.thread);
+    put_uint(info.event);
+  }
+}
+
+void Call::put_requests(const MPI_Request* r, std::int64_t n) {
+  if (!r || n < 0) n = 0;
+  put_uint(static_cast<std::uint64_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) put_request(r[i]);
+}
+
+namespace {
+MPI_Count status_bytes(const MPI_Status* s) {
+  // MPICH keeps the byte count in count_lo and the high bits of count_hi_and_cancelled.
+  return (static_cast<MPI_Count>(s->count_hi_and_cancelled >> 1) << 32) +
+         static_cast<MPI_Count>(static_cast<unsigned>(s->count_lo));
+}
+bool status_cancelled(const MPI_Status* s) { return (s->count_hi_and_cancelled & 1) != 0; }
+}  // namespace
+
+void Call::put_status(const MPI_Status* s, bool ignored) {
+  if (!s || s == MPI_STATUS_IGNORE) {
+    put_uint(event_format::kStatusIgnored);
+    put_int(0);
+    put_int(0);
+    put_uint(0);
+    put_int(0);
+    return;
+  }
+  put_uint((ignored ? event_format::kStatusIgnored : 0) |
+           (status_cancelled(s) ? event_format::kStatusCancelled : 0));
+  put_int(s->MPI_SOURCE);
+  put_int(s->MPI_TAG);
+  put_uint(static_cast<std::uint64_t>(status_bytes(s)));
+  put_int(s->MPI_ERROR);
+}
+
+void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
+  if (n < 0) n = 0;
+  put_uint(static_cast<std::uint64_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) put_status(s + i, ignored);
+}
+
+const MPI_Request* Call::copy_requests(const MPI_Request* r, std::int64_t n) {
+  mark_pre_work();
+  if (!r || n <= 0) return r;
+  auto& v = ts_->request_scratch;
+  v.assign(r, r + n);
+  return v.data();
+}
+
+MPI_Status* Call::scratch_statuses(std::int64_t n) {
+  auto& v = ts_->status_scratch;
+  const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * sizeof(MPI_Status);
+  if (v.size() < bytes) v.resize(bytes);
+  return reinterpret_cast<MPI_Status*>(v.data());
+}
+
+// Payloads --------------------------------------------------------------------------------------
+
+namespace {
+
+// The packed bytes of `count` elements: a view of the program's memory when contiguous, else
+// packed into `scratch`.
+std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype type,
+                                  const TypeInfo& t, std::vector<std::byte>& scratch) {
+  const auto bytes = static_cast<std::size_t>(count * t.size);
+  if (bytes == 0) return {};
+  if (t.contiguous)
+    return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};
+  MPI_Count pack_size = 0;
+  PMPI_Pack_size_c(count, type, MPI_COMM_WORLD, &pack_size);
+  scratch.resize(static_cast<std::size_t>(pack_size));
+  MPI_Count position = 0;
+  PMPI_Pack_c(buf, count, type, scratch.data(), pack_size, &position, MPI_COMM_WORLD);
+  return {scratch.data(), std::min(bytes, static_cast<std::size_t>(position))};
+}
+
+}  // namespace
+
+void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
+  if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
+  TypeInfo& t = rec_->types.info(type);
+  const auto data = packed(buf, count, type, t, ts_->pack_buf);
+  begin_extra(Extra::send_hash);
+  reserve(8);
+  store_le(buf_ + pos_, static_cast<std::uint64_t>(XXH3_64bits(data.data(), data.size())));
+  pos_ += 8;
+  put_uint(data.size());
+}
+
+void Call::emit_signature(TypeInfo& t) {
+  begin_extra(Extra::datatype_signature);
+  put_uint(t.id);
+  put_uint(static_cast<std::uint64_t>(t.size));
+  put_uint(t.signature.size());
+  for (const auto& r : t.signature) {
+    put_uint(r.elem_size);
+    put_uint(r.repeat);
+  }
+  t.signature_written = true;
+}
+
+void Call::define_datatype(MPI_Datatype type) {
+  TypeInfo& t = rec_->types.info(type);
+  if (!t.signature_written) emit_signature(t);
+}
+
+void Call::capture(const RecvLayout& layout, std::uint64_t slot) {
+  if (!rec_->payload_on) return;
+  const bool convert = rec_->options.payload_byte_order() != host_byte_order();
+  for (const RecvBlock& b : layout) {
+    if (b.count <= 0 || b.base == MPI_IN_PLACE) continue;
+    TypeInfo& t = rec_->types.info(b.type);
+    if (!t.signature_written) emit_signature(t);
+    auto data = packed(b.base, b.count, b.type, t, ts_->pack_buf);
+    if (data.empty()) continue;
+    if (convert) {
+      // Converting at write time, as the seed allows: the trace then reads natively there.
+      if (data.data() != ts_->pack_buf.data()) ts_->pack_buf.assign(data.begin(), data.end());
+      const std::span<std::byte> mut(ts_->pack_buf.data(), data.size());
+      if (!t.signature.empty()) swap_elements(mut, t.signature);
+      data = mut;
+    }
+    ts_->append_payload(data);
+    begin_extra(Extra::payload);
+    put_uint(slot);
+    put_uint(t.id);
+    put_uint(static_cast<std::uint64_t>(b.count));
+    put_uint(data.size());
+  }
+}
+
+void Call::capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
+                           const MPI_Status* status) {
+  (void)count;
+  if (!status || status_cancelled(status) || status->MPI_SOURCE == MPI_PROC_NULL) return;
+  const MPI_Count bytes = status_bytes(status);
+  if (bytes <= 0) return;
+  const TypeInfo& t = rec_->types.info(type);
+  if (t.size <= 0) return;
+  // A partial last element is packed whole and cut to the bytes that arrived.
+  capture({{buf, (bytes + t.size - 1) / t.size, type}});
+}
+
+void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
+                         bool persistent) {
+  const auto it = rec_->requests.find(r);
+  if (it == rec_->requests.end()) return;
+  it->second.kind = RequestKind::recv;
+  it->second.persistent = persistent;
+  it->second.layout = {{buf, count, type}};
+}
+
+void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
+  const auto it = rec_->requests.find(r);
+  if (it == rec_->requests.end()) return;
+  it->second.kind = RequestKind::collective;
+  it->second.persistent = persistent;
+  it->second.layout = std::move(layout);
+}
+
+void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count,
+                                 MPI_Datatype type) {
+  const auto it = rec_->requests.find(r);
+  if (it == rec_->requests.end()) return;
+  it->second.kind = RequestKind::send;
+  it->second.persistent = true;
+  it->second.send_buf = buf;
+  it->second.send_count = count;
+  it->second.send_type = type;
+}
+
+void Call::complete_slot(std::uint64_t slot, MPI_Request r, const MPI_Status* status) {
+  if (r == MPI_REQUEST_NULL) return;
+  const auto it = rec_->requests.find(r);
+  if (it == rec_->requests.end()) return;
+  RequestInfo& info = it->second;
+  if (info.kind == RequestKind::recv && status && !status_cancelled(status) &&
+      status->MPI_SOURCE != MPI_PROC_NULL) {
+    const RecvBlock& b = info.layout.front();
+    const MPI_Count bytes = status_bytes(status);
+    const TypeInfo& t = rec_->types.info(b.type);
+    if (bytes > 0 && t.size > 0) capture({{b.base, (bytes + t.size - 1) / t.size, b.type}}, slot);
+  } else if (info.kind == RequestKind::collective) {
+    capture(info.layout, slot);
+  }
+  if (!info.persistent) rec_->requests.erase(it);
+}
+
+void Call::complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses) {
+  for (std::int64_t i = 0; r && i < n; ++i)
+    complete_slot(static_cast<std::uint64_t>(i), r[i], statuses + i);
+}
+
+void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* status) {
+  if (r && index != MPI_UNDEFINED && index >= 0)
+    complete_slot(static_cast<std::uint64_t>(index), r[index], status);
+}
+
+void Call::complete_some(const MPI_Request* r, int outcount, const int* indices,
+                         const MPI_Status* statuses) {
+  if (outcount == MPI_UNDEFINED || !r || !indices) return;
+  for (int k = 0; k < outcount; ++k)
+    complete_slot(static_cast<std::uint64_t>(indices[k]), r[indices[k]], statuses + k);
+}
+
+void Call::start(MPI_Request r) {
+  const auto it = rec_->requests.find(r);
+  if (it == rec_->requests.end()) return;
+  const RequestInfo& info = it->second;
+  if (info.kind == RequestKind::send) hash_send(info.send_buf, info.send_count, info.send_type);
+}
+
+void Call::start_all(std::int64_t n, const MPI_Request* r) {
+  for (std::int64_t i = 0; r && i < n; ++i) start(r[i]);
+}
+
+void Call::release(MPI_Request r) { rec_->requests.erase(r); }
+
+}  // namespace encore::dump

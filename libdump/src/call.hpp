@@ -1,0 +1,200 @@
+// One MPI call being recorded. The generated shims drive it: begin() and end() bracket the PMPI
+// call, put_*() encode arguments by role (encore/event_format.hpp), and the hooks add what the
+// call means beyond its arguments: received payloads, send hashes, request bookkeeping. The
+// destructor commits the event to the thread's stream.
+//
+// Timing: three clock reads per call (before PMPI, after PMPI, after our own work). What the
+// tool spends after PMPI is charged as overhead to the next event, so corrected timestamps
+// exclude it (the seed's s'_k = s_k - sum_{i<k} o_i).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+
+#include "encore/event_format.hpp"
+#include "encore/mpi_table.hpp"
+#include "encore/varint.hpp"
+#include "recorder.hpp"
+#include "recv_layout.hpp"
+
+namespace encore::dump {
+
+class Call {
+ public:
+  explicit Call(fn::Id id) noexcept : id_(id) {
+    rec_ = Recorder::get();
+    if (!rec_) return;
+    ts_ = tls_stream;
+    if (!ts_) {
+      ts_ = rec_->register_thread();
+      if (!ts_) return;
+    }
+    if (ts_->in_tool) return;
+    ts_->in_tool = true;
+    active_ = true;
+    buf_ = ts_->scratch.data();
+    cap_ = ts_->scratch.size();
+    pos_ = 2;  // the head is written by end()
+  }
+  ~Call() {
+    if (active_) commit();
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  bool active() const noexcept { return active_; }
+  bool ok() const noexcept { return rc_ == MPI_SUCCESS; }
+
+  // Work the tool does before the PMPI call (copying request arrays, MPI_Finalize's own
+  // communication) starts here; it is charged as overhead, not as the call's duration.
+  void mark_pre_work() noexcept { t0_ = rec_->clock.ticks(); }
+  void begin() noexcept { t1_ = rec_->clock.ticks(); }
+  void end(int rc) noexcept {
+    t2_ = rec_->clock.ticks();
+    rc_ = rc;
+    if (rec_->multiple) lock_ = std::unique_lock(rec_->shared_mu);
+    write_times();
+  }
+
+  // Scalars and buffers --------------------------------------------------------------------
+  void put_int(std::int64_t v) noexcept {
+    reserve(kMaxVarintBytes);
+    pos_ += encode_svarint(v, buf_ + pos_);
+  }
+  template <class T>
+  void put_int_ptr(const T* p) noexcept { put_int(p ? static_cast<std::int64_t>(*p) : 0); }
+  void put_uint(std::uint64_t v) noexcept {
+    reserve(kMaxVarintBytes);
+    pos_ += encode_uvarint(v, buf_ + pos_);
+  }
+  void put_buf(const void* p) noexcept {
+    using event_format::BufFlag;
+    BufFlag f = BufFlag::normal;
+    if (p == MPI_IN_PLACE) f = BufFlag::in_place;
+    else if (p == MPI_BOTTOM) f = BufFlag::bottom;
+    put_uint(static_cast<std::uint8_t>(f));
+  }
+  template <class T>
+  void put_ints(const T* p, std::int64_t n) {
+    if (!p || n < 0 || p == reinterpret_cast<const T*>(MPI_UNWEIGHTED) ||
+        p == reinterpret_cast<const T*>(MPI_WEIGHTS_EMPTY))
+      n = 0;
+    put_uint(static_cast<std::uint64_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) put_int(static_cast<std::int64_t>(p[i]));
+  }
+  void put_double(double v) noexcept {
+    reserve(8);
+    store_le(buf_ + pos_, std::bit_cast<std::uint64_t>(v));
+    pos_ += 8;
+  }
+  void put_string(const char* s);
+  void put_absent(Role role);
+
+  // Handles ---------------------------------------------------------------------------------
+  void put_comm(MPI_Comm c) noexcept { put_uint(rec_->comm_ids.lookup(c)); }
+  void put_new_comm(MPI_Comm c);
+  void put_freed_comm(MPI_Comm c);
+  void put_group(MPI_Group g) noexcept { put_uint(rec_->group_ids.lookup(g)); }
+  void put_new_group(MPI_Group g);
+  void put_freed_group(MPI_Group g) { put_uint(rec_->group_ids.release(g)); }
+  void put_datatype(MPI_Datatype t) noexcept { put_uint(rec_->types.id(t)); }
+  void put_new_datatype(MPI_Datatype t) { put_uint(rec_->types.create(t)); }
+  void put_freed_datatype(MPI_Datatype t) { put_uint(rec_->types.release(t)); }
+  void put_datatypes(const MPI_Datatype* t, std::int64_t n);
+  void put_op(MPI_Op o) noexcept { put_uint(rec_->op_ids.lookup(o)); }
+  void put_new_op(MPI_Op o) { put_uint(rec_->op_ids.create(o)); }
+  void put_freed_op(MPI_Op o) { put_uint(rec_->op_ids.release(o)); }
+  template <class H>
+  void put_handle(HandleKind k, H h) { put_uint(rec_->ids(k).lookup(handle_value(h))); }
+  template <class H>
+  void put_new_handle(HandleKind k, H h) { put_uint(rec_->ids(k).create(handle_value(h))); }
+  template <class H>
+  void put_freed_handle(HandleKind k, H h) { put_uint(rec_->ids(k).release(handle_value(h))); }
+
+  // Requests and statuses -------------------------------------------------------------------
+  void put_new_request(MPI_Request r);
+  void put_request(MPI_Request r);
+  void put_requests(const MPI_Request* r, std::int64_t n);
+  void put_status(const MPI_Status* s, bool ignored);
+  void put_statuses(const MPI_Status* s, std::int64_t n, bool ignored);
+  const MPI_Request* copy_requests(const MPI_Request* r, std::int64_t n);
+  MPI_Status* scratch_statuses(std::int64_t n);
+
+  // Communicator facts used for array lengths and root tests --------------------------------
+  std::int64_t comm_size(MPI_Comm c) { return rec_->comm(c).size; }
+  std::int64_t send_peers(MPI_Comm c, bool neighbor);
+  std::int64_t recv_peers(MPI_Comm c, bool neighbor);
+  std::int64_t cart_ndims(MPI_Comm c);
+  bool is_root(int root, MPI_Comm c);
+  template <class T>
+  std::int64_t sum(const T* p, std::int64_t n) {
+    std::int64_t s = 0;
+    for (std::int64_t i = 0; p && i < n; ++i) s += p[i];
+    return s;
+  }
+
+  // Hooks -----------------------------------------------------------------------------------
+  void hash_send(const void* buf, MPI_Count count, MPI_Datatype type);
+  void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
+                       const MPI_Status* status);
+  void capture(const RecvLayout& layout, std::uint64_t slot = 0);
+  void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
+                     bool persistent);
+  void track_collective(MPI_Request r, RecvLayout layout, bool persistent);
+  void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
+  void complete_one(MPI_Request r, const MPI_Status* status) { complete_slot(0, r, status); }
+  void complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses);
+  void complete_index(const MPI_Request* r, int index, const MPI_Status* status);
+  void complete_some(const MPI_Request* r, int outcount, const int* indices,
+                     const MPI_Status* statuses);
+  void start(MPI_Request r);
+  void start_all(std::int64_t n, const MPI_Request* r);
+  void release(MPI_Request r);
+  void define_datatype(MPI_Datatype t);
+
+  Recorder& recorder() noexcept { return *rec_; }
+  // MPI_Init's shim times PMPI_Init before the recorder exists.
+  void set_begin(std::uint64_t t1) noexcept { t1_ = t1; }
+  void end_at(std::uint64_t t2, int rc) noexcept {
+    t2_ = t2;
+    rc_ = rc;
+    write_times();
+  }
+
+ private:
+  template <class H>
+  static std::int64_t handle_value(H h) noexcept {
+    if constexpr (std::is_pointer_v<H>) return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(h));
+    else return static_cast<std::int64_t>(h);
+  }
+  void reserve(std::size_t n) {
+    if (pos_ + n > cap_) grow(n);
+  }
+  void grow(std::size_t n);
+  void write_times() noexcept;
+  void commit() noexcept;
+  void begin_extra(event_format::Extra tag);
+  void complete_slot(std::uint64_t slot, MPI_Request r, const MPI_Status* status);
+  void put_members(MPI_Group g);
+  void emit_signature(TypeInfo& t);
+
+  fn::Id id_;
+  Recorder* rec_ = nullptr;
+  ThreadStream* ts_ = nullptr;
+  bool active_ = false;
+  bool extras_ = false;
+  int rc_ = MPI_SUCCESS;
+  std::uint64_t t0_ = 0;  // before pre-work, when a call has any
+  std::uint64_t t1_ = 0;
+  std::uint64_t t2_ = 0;
+  std::uint64_t end_ns_ = 0;
+  std::byte* buf_ = nullptr;
+  std::size_t cap_ = 0;
+  std::size_t pos_ = 0;
+  std::unique_lock<std::mutex> lock_;
+};
+
+}  // namespace encore::dump

@@ -1,0 +1,62 @@
+// What capture needs to know about a datatype: its stable id, its size and layout (to copy
+// contiguous data directly and pack the rest), and its element-size signature (so a reader on
+// a machine of the other byte order can convert the payload).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "encore/byte_order.hpp"
+#include "handle_ids.hpp"
+
+namespace encore::dump {
+
+struct TypeInfo {
+  std::uint32_t id = 0;
+  std::int64_t size = 0;       // bytes of data in one element
+  MPI_Aint extent = 0;
+  MPI_Aint true_lb = 0;
+  bool contiguous = false;     // one element is `size` bytes at true_lb, elements back to back
+  bool signature_written = false;
+  std::vector<SignatureRun> signature;  // empty: unknown
+};
+
+class Datatypes {
+ public:
+  Datatypes() : ids_(HandleKind::datatype) {}
+
+  std::uint32_t id(MPI_Datatype dt) const noexcept { return ids_.lookup(dt); }
+  std::uint32_t create(MPI_Datatype dt) { return ids_.create(dt); }
+  std::uint32_t release(MPI_Datatype dt) {
+    info_.erase(dt);
+    for (auto& r : recent_) r = {};
+    return ids_.release(dt);
+  }
+  // Layout and signature, computed on first use.
+  TypeInfo& info(MPI_Datatype dt) {
+    for (const auto& r : recent_)
+      if (r.info && r.type == dt) return *r.info;
+    return info_slow(dt);
+  }
+
+ private:
+  struct Recent {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    TypeInfo* info = nullptr;
+  };
+  TypeInfo& info_slow(MPI_Datatype dt);
+
+  HandleIds ids_;
+  std::unordered_map<MPI_Datatype, TypeInfo> info_;  // node-based: pointers stay valid
+  Recent recent_[4];
+  unsigned next_recent_ = 0;
+};
+
+// The element-size signature of `dt` (empty if it cannot be determined).
+std::vector<SignatureRun> type_signature(MPI_Datatype dt);
+
+}  // namespace encore::dump

@@ -1,0 +1,36 @@
+// Capture options. Each is an environment variable, so that `encore record` (which sets them
+// from its flags) and a program linked with -lencore-dump behave the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "encore/byte_order.hpp"
+
+namespace encore::dump {
+
+enum class PayloadOrder : std::uint8_t { native, little, big };
+
+struct Options {
+  std::string trace_dir;            // ENCORE_TRACE_DIR (default: encore-trace)
+  std::string payload_ranks = "all";  // ENCORE_PAYLOAD_RANKS: all | none | list like 0,2-5
+  bool callsites = false;           // ENCORE_CALLSITES=1
+  int callsite_depth = 8;           // ENCORE_CALLSITE_DEPTH
+  std::vector<std::string> papi_events;  // ENCORE_PAPI_EVENTS=PAPI_TOT_INS,PAPI_TOT_CYC
+  PayloadOrder payload_order = PayloadOrder::native;  // ENCORE_PAYLOAD_ORDER
+  int event_level = 3;              // ENCORE_ZSTD_LEVEL (events); payload uses min(level, 1)
+  int payload_level = 1;
+  std::uint64_t memory_budget = 64ull << 20;  // ENCORE_MEMORY_MB
+  std::uint64_t flush_interval_ns = 1'000'000'000;  // ENCORE_FLUSH_MS
+  bool send_hashes = true;          // ENCORE_SEND_HASH=0 disables
+  bool quiet = false;               // ENCORE_QUIET=1: no summary line
+  bool disabled = false;            // ENCORE_DISABLE=1: pass every call straight through
+
+  // Reads the environment; a malformed value is reported on stderr and the default kept.
+  static Options from_environment();
+  bool records_payload_of(int rank) const;
+  ByteOrder payload_byte_order() const;
+};
+
+}  // namespace encore::dump

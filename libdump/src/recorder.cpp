@@ -1,0 +1,278 @@
+#include "recorder.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "clock_sync.hpp"
+#include "crash_guard.hpp"
+#include "encore/error.hpp"
+#include "encore/manifest.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore::dump {
+
+std::atomic<Recorder*> Recorder::instance_{nullptr};
+thread_local ThreadStream* tls_stream __attribute__((tls_model("initial-exec"))) = nullptr;
+
+Clock& capture_clock() noexcept {
+  static Clock clock(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic);
+  return clock;
+}
+
+namespace {
+
+// Start the clock when the library is loaded, so calibration spans MPI_Init.
+[[maybe_unused]] const bool clock_started = (capture_clock(), true);
+
+std::vector<std::string> command_line() {
+  std::vector<std::string> args;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
+
+std::string iso_time(std::int64_t unix_ns) {
+  const std::time_t secs = unix_ns / 1'000'000'000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// What every rank tells rank 0 for the manifest.
+struct RankReport {
+  char host[MPI_MAX_PROCESSOR_NAME];
+  std::int64_t pid;
+  std::int64_t clock_offset_ns;
+  std::uint8_t byte_order;
+  std::uint8_t sizes[6];
+};
+
+std::string library_version() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  PMPI_Get_library_version(version, &len);
+  std::string v(version, static_cast<std::size_t>(len));
+  while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+  return v;
+}
+
+Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& reports) {
+  Manifest m;
+  m.kind = TraceKind::capture;
+  m.tool_version = ENCORE_VERSION;
+  m.nprocs = static_cast<std::uint32_t>(rec.nprocs);
+  m.command = command_line();
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  m.start_time_unix_ns = now.tv_sec * 1'000'000'000ll + now.tv_nsec;
+  m.start_time_iso = iso_time(m.start_time_unix_ns);
+  m.mpi_library_version = library_version();
+  m.function_table.hash = std::string(kFunctionTableHash);
+  for (const auto& f : function_table()) m.function_table.functions.emplace_back(f.name);
+  const Options& o = rec.options;
+  m.options = {{"payload_ranks", o.payload_ranks},
+               {"callsites", o.callsites},
+               {"callsite_depth", o.callsite_depth},
+               {"payload_byte_order", std::string(o.payload_order == PayloadOrder::native ? "native"
+                                                  : o.payload_order == PayloadOrder::big ? "big"
+                                                                                         : "little")},
+               {"zstd_level", o.event_level},
+               {"memory_budget_bytes", o.memory_budget},
+               {"flush_interval_ms", o.flush_interval_ns / 1'000'000},
+               {"send_hashes", o.send_hashes}};
+  m.papi.requested = o.papi_events;
+  m.papi.reason = o.papi_events.empty() ? "no PAPI events requested" : "";
+  m.clock.source = std::string(to_string(rec.clock.source()));
+  m.clock.resolution_ns = rec.clock.resolution_ns();
+  for (int r = 0; r < rec.nprocs; ++r) {
+    const RankReport& rep = reports[static_cast<std::size_t>(r)];
+    RankInfo info;
+    info.rank = static_cast<std::uint32_t>(r);
+    info.host = rep.host;
+    info.pid = rep.pid;
+    info.byte_order = static_cast<ByteOrder>(rep.byte_order);
+    info.sizes = {rep.sizes[0], rep.sizes[1], rep.sizes[2], rep.sizes[3], rep.sizes[4], rep.sizes[5]};
+    info.clock_offset_ns = rep.clock_offset_ns;
+    m.ranks.push_back(info);
+  }
+  return m;
+}
+
+// Rank 0 keeps the manifest between init and finalize.
+Manifest& rank0_manifest() {
+  static Manifest m;
+  return m;
+}
+
+}  // namespace
+
+Recorder::Recorder(const Options& o, Clock clk)
+    : options(o), clock(clk), pool(o.memory_budget) {
+  for (auto& p : other_ids) p.reset();
+}
+
+HandleIds& Recorder::ids(HandleKind kind) {
+  auto& slot = other_ids[static_cast<int>(kind)];
+  if (!slot) slot = std::make_unique<HandleIds>(kind);
+  return *slot;
+}
+
+CommInfo& Recorder::comm(MPI_Comm c) {
+  auto [it, fresh] = comms.try_emplace(c);
+  CommInfo& info = it->second;
+  if (fresh && c != MPI_COMM_NULL) {
+    PMPI_Comm_size(c, &info.size);
+    PMPI_Comm_rank(c, &info.rank);
+    int inter = 0;
+    PMPI_Comm_test_inter(c, &inter);
+    info.inter = inter != 0;
+    if (info.inter) PMPI_Comm_remote_size(c, &info.remote_size);
+  }
+  return info;
+}
+
+ThreadStream* Recorder::register_thread() {
+  std::lock_guard lock(threads_mu_);
+  if (!writer || threads_.size() >= 0xffff) return nullptr;
+  auto stream = std::make_unique<ThreadStream>(static_cast<std::uint16_t>(threads_.size()), pool);
+  stream->last_t2 = stream->last_t3 = threads_.empty() ? clock.zero_ticks() : clock.ticks();
+  stream->last_end_ns = clock.to_ns(stream->last_t3);
+  ThreadStream* s = stream.get();
+  threads_.push_back(std::move(stream));
+  writer->add_stream(s);
+  tls_stream = s;
+  return s;
+}
+
+std::uint64_t Recorder::total_overhead_ns() {
+  std::lock_guard lock(threads_mu_);
+  std::uint64_t sum = 0;
+  for (const auto& t : threads_) sum += t->overhead_ns;
+  return sum;
+}
+
+void Recorder::start(int thread_level) {
+  Options opts = Options::from_environment();
+  if (opts.disabled || instance_.load()) return;
+  Clock& clk = capture_clock();
+  clk.calibrate();
+  auto* rec = new Recorder(opts, clk);  // lives until the process ends: signal handlers use it
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rec->rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &rec->nprocs);
+  rec->payload_on = opts.records_payload_of(rec->rank);
+  rec->multiple = thread_level == MPI_THREAD_MULTIPLE;
+  const TraceDir dir(opts.trace_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir.root(), ec);
+  PMPI_Barrier(MPI_COMM_WORLD);
+  try {
+    rec->writer = std::make_unique<TraceWriter>(
+        dir.events_path(static_cast<std::uint32_t>(rec->rank)),
+        dir.payload_path(static_cast<std::uint32_t>(rec->rank)),
+        static_cast<std::uint32_t>(rec->rank), opts.payload_byte_order(), opts.event_level,
+        opts.payload_level, opts.flush_interval_ns, rec->pool);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "encore: rank %d: not recording: %s\n", rec->rank, e.what());
+    return;
+  }
+
+  RankReport mine{};
+  int len = 0;
+  PMPI_Get_processor_name(mine.host, &len);
+  mine.pid = getpid();
+  mine.byte_order = static_cast<std::uint8_t>(host_byte_order());
+  const std::uint8_t sizes[6] = {sizeof(int), sizeof(long), sizeof(void*), sizeof(MPI_Aint),
+                                 sizeof(MPI_Offset), sizeof(MPI_Count)};
+  std::copy(std::begin(sizes), std::end(sizes), mine.sizes);
+  mine.clock_offset_ns = estimate_clock_offset(rec->clock, rec->rank, rec->nprocs);
+  std::vector<RankReport> reports(static_cast<std::size_t>(rec->rank == 0 ? rec->nprocs : 0));
+  PMPI_Gather(&mine, sizeof mine, MPI_BYTE, reports.data(), sizeof mine, MPI_BYTE, 0,
+              MPI_COMM_WORLD);
+  if (rec->rank == 0) {
+    rank0_manifest() = initial_manifest(*rec, reports);
+    try {
+      save_manifest(rank0_manifest(), dir.manifest_path());
+    } catch (const Error& e) {
+      std::fprintf(stderr, "encore: cannot write the manifest: %s\n", e.what());
+    }
+  }
+  rec->register_thread();
+  rec->writer->start();
+  instance_.store(rec, std::memory_order_release);
+  install_crash_guard();
+}
+
+// Called from MPI_Finalize before PMPI_Finalize: the last collective work of the tool.
+FinalizeReport Recorder::before_finalize() {
+  FinalizeReport report;
+  const std::int64_t offset = estimate_clock_offset(clock, rank, nprocs);
+  writer->flush_now();
+  struct Totals {
+    std::int64_t offset;
+    std::uint64_t events, payload, overhead, raw, stored;
+  } mine{offset, 0, 0, total_overhead_ns(), 0, 0};
+  {
+    std::lock_guard lock(threads_mu_);
+    for (const auto& t : threads_) {
+      mine.events += t->events() + 1;  // + the Finalize event itself
+      mine.payload += t->payload_bytes();
+    }
+  }
+  const WriterStats ws = writer->stats();
+  mine.raw = ws.raw_bytes;
+  mine.stored = ws.stored_bytes;
+  std::vector<Totals> all(static_cast<std::size_t>(rank == 0 ? nprocs : 0));
+  PMPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank != 0) return report;
+  Manifest& m = rank0_manifest();
+  for (int r = 0; r < nprocs; ++r) {
+    const Totals& t = all[static_cast<std::size_t>(r)];
+    RankInfo& info = m.ranks[static_cast<std::size_t>(r)];
+    info.status = RankStatus::complete;
+    info.events = t.events;
+    info.payload_bytes = t.payload;
+    info.raw["clock_offset_end_ns"] = t.offset;
+    info.raw["overhead_ns"] = t.overhead;
+    report.events += t.events;
+    report.payload += t.payload;
+    report.overhead_ns += t.overhead;
+    report.raw += t.raw;
+    report.stored += t.stored;
+  }
+  return report;
+}
+
+void Recorder::after_finalize(const FinalizeReport& report) {
+  instance_.store(nullptr, std::memory_order_release);
+  writer->finish(EndStatus::complete);
+  if (rank != 0) return;
+  const TraceDir dir(options.trace_dir);
+  try {
+    save_manifest(rank0_manifest(), dir.manifest_path());
+  } catch (const Error& e) {
+    std::fprintf(stderr, "encore: cannot write the manifest: %s\n", e.what());
+  }
+  if (!options.quiet) {
+    const double ratio = report.stored ? static_cast<double>(report.raw) / report.stored : 0.0;
+    std::fprintf(stderr,
+                 "encore: %d ranks, %llu events, %.1f MiB received payload, compression %.1f:1, "
+                 "corrected overhead %.3f ms -> %s\n",
+                 nprocs, static_cast<unsigned long long>(report.events),
+                 static_cast<double>(report.payload) / (1 << 20), ratio,
+                 static_cast<double>(report.overhead_ns) / 1e6, options.trace_dir.c_str());
+  }
+}
+
+void Recorder::finish(EndStatus status) {
+  if (instance_.exchange(nullptr) == nullptr && status != EndStatus::complete) return;
+  writer->finish(status);
+}
+
+}  // namespace encore::dump

@@ -1,0 +1,107 @@
+// The state of one rank's capture, from MPI_Init to MPI_Finalize: options, clock, the writer,
+// the application threads' streams, and the stable ids of MPI objects.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "datatypes.hpp"
+#include "encore/clock.hpp"
+#include "handle_ids.hpp"
+#include "options.hpp"
+#include "recv_layout.hpp"
+#include "segment_pool.hpp"
+#include "thread_stream.hpp"
+#include "trace_writer.hpp"
+
+namespace encore::dump {
+
+struct CommInfo {
+  int size = 0;
+  int rank = 0;
+  int remote_size = 0;
+  bool inter = false;
+  int indegree = -1;   // neighborhood degrees, looked up on first use
+  int outdegree = -1;
+  int cart_ndims = -1;
+};
+
+// Totals rank 0 collects at MPI_Finalize for the manifest and the summary line.
+struct FinalizeReport {
+  std::uint64_t events = 0;
+  std::uint64_t payload = 0;
+  std::uint64_t overhead_ns = 0;
+  std::uint64_t raw = 0;
+  std::uint64_t stored = 0;
+};
+
+enum class RequestKind : std::uint8_t { send, recv, collective, other };
+
+struct RequestInfo {
+  std::uint16_t thread = 0;
+  std::uint64_t event = 0;  // index of the creating event in its thread's stream
+  RequestKind kind = RequestKind::other;
+  bool persistent = false;
+  RecvLayout layout;        // recv: the posted buffer; collective: its receive blocks
+  const void* send_buf = nullptr;  // persistent sends: hashed at every MPI_Start
+  MPI_Count send_count = 0;
+  MPI_Datatype send_type = MPI_DATATYPE_NULL;
+};
+
+class Recorder {
+ public:
+  // Sets up capture once PMPI_Init has returned. Does nothing when disabled.
+  static void start(int thread_level);
+  static Recorder* get() noexcept { return instance_.load(std::memory_order_acquire); }
+
+  Options options;
+  int rank = 0;
+  int nprocs = 1;
+  bool payload_on = true;
+  bool multiple = false;  // MPI_THREAD_MULTIPLE: calls from several threads at once
+  Clock clock;
+  SegmentPool pool;
+  std::unique_ptr<TraceWriter> writer;
+
+  HandleIds comm_ids{HandleKind::comm};
+  HandleIds group_ids{HandleKind::group};
+  HandleIds op_ids{HandleKind::op};
+  Datatypes types;
+  std::unique_ptr<HandleIds> other_ids[static_cast<int>(HandleKind::request) + 1];
+  std::unordered_map<MPI_Comm, CommInfo> comms;
+  std::unordered_map<MPI_Request, RequestInfo> requests;
+  std::mutex shared_mu;  // guards the tables above under MPI_THREAD_MULTIPLE
+
+  ThreadStream* register_thread();
+  CommInfo& comm(MPI_Comm c);
+  HandleIds& ids(HandleKind kind);
+
+  // MPI_Finalize: the tool's last collective work (before PMPI_Finalize), then closing.
+  FinalizeReport before_finalize();
+  void after_finalize(const FinalizeReport& report);
+  // Abort, exit without MPI_Finalize: drain and close with that status.
+  void finish(EndStatus status);
+  std::uint64_t total_overhead_ns();
+
+  Recorder(const Options& o, Clock clk);
+
+ private:
+  static std::atomic<Recorder*> instance_;
+  std::mutex threads_mu_;
+  std::vector<std::unique_ptr<ThreadStream>> threads_;
+};
+
+// The calling thread's stream (nullptr before it first records).
+extern thread_local ThreadStream* tls_stream;
+
+// The clock started when the library was loaded, calibrated in MPI_Init.
+Clock& capture_clock() noexcept;
+
+}  // namespace encore::dump

@@ -1,0 +1,82 @@
+// A segment is a fixed-size slab of trace bytes that one application thread fills and the
+// writer thread drains into chunks. The producer publishes how far it got (a Mark) after every
+// event through a single-writer seqlock, so the writer can flush a prefix of a segment that is
+// still being filled without ever stopping the application.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "encore/stream_header.hpp"
+
+namespace encore::dump {
+
+// Where a stream stands after some event: bytes used in the current segment, events written
+// by the thread so far, corrected end time of the last event, payload bytes written so far.
+struct Mark {
+  std::uint64_t bytes = 0;
+  std::uint64_t events = 0;
+  std::uint64_t end_ns = 0;
+  std::uint64_t payload = 0;
+};
+
+class Segment {
+ public:
+  Segment(StreamKind kind, std::size_t capacity)
+      : kind_(kind), capacity_(capacity), data_(new std::byte[capacity]) {}
+
+  StreamKind kind() const noexcept { return kind_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::byte* data() noexcept { return data_.get(); }
+  const std::byte* data() const noexcept { return data_.get(); }
+
+  // Producer: publish a new mark (only ever growing).
+  void publish(const Mark& m) noexcept {
+    const auto s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    bytes_.store(m.bytes, std::memory_order_relaxed);
+    events_.store(m.events, std::memory_order_relaxed);
+    end_ns_.store(m.end_ns, std::memory_order_relaxed);
+    payload_.store(m.payload, std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_release);
+  }
+
+  // Writer: a consistent copy of the last published mark.
+  Mark published() const noexcept {
+    for (;;) {
+      const auto s1 = seq_.load(std::memory_order_acquire);
+      Mark m{bytes_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
+             end_ns_.load(std::memory_order_relaxed), payload_.load(std::memory_order_relaxed)};
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if ((s1 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s1) return m;
+    }
+  }
+
+  // Resets the segment for a new owner, whose stream stands at `start` (bytes ignored).
+  void reset(const Mark& start) noexcept {
+    start_ = start;
+    start_.bytes = 0;
+    flushed_ = start_;
+    publish(start_);
+  }
+
+  const Mark& start() const noexcept { return start_; }
+  Mark& flushed() noexcept { return flushed_; }  // writer thread only
+
+ private:
+  StreamKind kind_;
+  std::size_t capacity_;
+  std::unique_ptr<std::byte[]> data_;
+  std::atomic<std::uint64_t> seq_{0};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> events_{0};
+  std::atomic<std::uint64_t> end_ns_{0};
+  std::atomic<std::uint64_t> payload_{0};
+  Mark start_;
+  Mark flushed_;
+};
+
+}  // namespace encore::dump

@@ -1,0 +1,96 @@
+#include "thread_stream.hpp"
+
+#include <algorithm>
+
+namespace encore::dump {
+
+ThreadStream::ThreadStream(std::uint16_t index, SegmentPool& pool) : index_(index), pool_(pool) {
+  std::uint64_t stalled = 0;
+  ev_ = pool_.acquire(StreamKind::events, true, stalled);
+  ev_->reset({});
+  pl_ = pool_.acquire(StreamKind::payload, true, stalled);
+  pl_->reset({});
+  scratch.reserve(4096);
+}
+
+void ThreadStream::seal(Segment* s, bool events) {
+  std::lock_guard lock(mu_);
+  (events ? sealed_events_ : sealed_payload_).push_back(s);
+}
+
+void ThreadStream::roll_events(std::size_t need) {
+  const Mark end = ev_->published();
+  std::uint64_t stalled = 0;
+  seal(ev_, true);
+  // An event larger than a segment (an enormous Alltoallv count array) gets a larger one.
+  Segment* next = pool_.acquire(StreamKind::events, false, stalled, need);
+  next->reset(end);
+  stall_ns_ += stalled;
+  total_stall_ns_ += stalled;
+  {
+    std::lock_guard lock(mu_);
+    ev_ = next;
+  }
+  ev_used_ = 0;
+}
+
+void ThreadStream::roll_payload() {
+  const Mark end{pl_used_, 0, 0, payload_};
+  seal(pl_, false);
+  std::uint64_t stalled = 0;
+  Segment* next = pool_.acquire(StreamKind::payload, false, stalled);
+  next->reset(end);
+  stall_ns_ += stalled;
+  total_stall_ns_ += stalled;
+  {
+    std::lock_guard lock(mu_);
+    pl_ = next;
+  }
+  pl_used_ = 0;
+}
+
+std::uint64_t ThreadStream::append_payload(std::span<const std::byte> bytes) {
+  const std::uint64_t at = payload_;
+  while (!bytes.empty()) {
+    if (pl_used_ == pl_->capacity()) roll_payload();
+    const std::size_t n = std::min(bytes.size(), pl_->capacity() - pl_used_);
+    std::memcpy(pl_->data() + pl_used_, bytes.data(), n);
+    commit_payload(n);
+    bytes = bytes.subspan(n);
+  }
+  return at;
+}
+
+std::byte* ThreadStream::reserve_payload(std::size_t n) {
+  if (n > kPayloadSegmentBytes) return nullptr;
+  if (pl_used_ + n > pl_->capacity()) roll_payload();
+  return pl_->data() + pl_used_;
+}
+
+void ThreadStream::commit_payload(std::size_t n) {
+  pl_used_ += n;
+  payload_ += n;
+  pl_->publish({pl_used_, 0, 0, payload_});
+}
+
+void ThreadStream::seal_all() {
+  std::lock_guard lock(mu_);
+  if (pl_) sealed_payload_.push_back(pl_);
+  if (ev_) sealed_events_.push_back(ev_);
+  pl_ = nullptr;
+  ev_ = nullptr;
+}
+
+ThreadStream::Pending ThreadStream::pending() {
+  Pending p;
+  std::lock_guard lock(mu_);
+  p.sealed_events.assign(sealed_events_.begin(), sealed_events_.end());
+  p.sealed_payload.assign(sealed_payload_.begin(), sealed_payload_.end());
+  sealed_events_.clear();
+  sealed_payload_.clear();
+  p.current_events = ev_;
+  p.current_payload = pl_;
+  return p;
+}
+
+}  // namespace encore::dump

@@ -1,0 +1,93 @@
+// Everything one application thread records: its current event and payload segments, the
+// segments it sealed and the writer has not drained yet, and its position in the stream.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "segment.hpp"
+#include "segment_pool.hpp"
+
+namespace encore::dump {
+
+class ThreadStream {
+ public:
+  ThreadStream(std::uint16_t index, SegmentPool& pool);
+  ThreadStream(const ThreadStream&) = delete;
+  ThreadStream& operator=(const ThreadStream&) = delete;
+
+  std::uint16_t index() const noexcept { return index_; }
+
+  // Producer side ---------------------------------------------------------------------------
+  // Appends one encoded event and publishes it. `end_ns` is its corrected end time.
+  void append_event(std::span<const std::byte> bytes, std::uint64_t end_ns) {
+    if (ev_used_ + bytes.size() > ev_->capacity()) roll_events(bytes.size());
+    std::memcpy(ev_->data() + ev_used_, bytes.data(), bytes.size());
+    ev_used_ += bytes.size();
+    ++events_;
+    ev_->publish({ev_used_, events_, end_ns, payload_});
+  }
+  // Appends payload bytes; returns where they start in the payload stream.
+  std::uint64_t append_payload(std::span<const std::byte> bytes);
+  // Room for `n` payload bytes written in place (at most one segment): the caller fills
+  // them, then calls commit_payload(n). Returns nullptr if n exceeds a segment.
+  std::byte* reserve_payload(std::size_t n);
+  void commit_payload(std::size_t n);
+
+  std::uint64_t events() const noexcept { return events_; }
+  std::uint64_t payload_bytes() const noexcept { return payload_; }
+  std::uint64_t take_stall_ns() noexcept { auto s = stall_ns_; stall_ns_ = 0; return s; }
+  std::uint64_t total_stall_ns() const noexcept { return total_stall_ns_; }
+
+  // Seals the current segments so the writer drains everything (finalize, abort).
+  void seal_all();
+
+  // Writer side -----------------------------------------------------------------------------
+  // Segments in stream order: sealed ones first, then the current one (may still grow).
+  struct Pending {
+    std::vector<Segment*> sealed_events;
+    std::vector<Segment*> sealed_payload;
+    Segment* current_events = nullptr;
+    Segment* current_payload = nullptr;
+  };
+  Pending pending();
+
+  // Hot-path state kept with the stream (owned by the application thread) --------------------
+  bool in_tool = false;
+  std::uint64_t last_t2 = 0;       // ticks when the previous call's PMPI work ended
+  std::uint64_t last_t3 = 0;       // ticks when the previous call's tool work ended
+  std::uint64_t last_end_ns = 0;   // corrected end of the previous event
+  std::uint64_t overhead_ns = 0;   // sum of all overhead charged so far
+  std::uint64_t pending_pre_ns = 0;  // pre-work of the current call (array copies)
+  std::vector<std::byte> scratch;    // the event being encoded
+  std::vector<std::byte> pack_buf;   // packing non-contiguous data
+  std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
+  std::vector<int> request_scratch;            // request handles before a completion call
+
+ private:
+  void roll_events(std::size_t need);
+  void roll_payload();
+  void seal(Segment* s, bool events);
+
+  std::uint16_t index_;
+  SegmentPool& pool_;
+  Segment* ev_ = nullptr;
+  Segment* pl_ = nullptr;
+  std::size_t ev_used_ = 0;
+  std::size_t pl_used_ = 0;
+  std::uint64_t events_ = 0;
+  std::uint64_t payload_ = 0;
+  std::uint64_t stall_ns_ = 0;
+  std::uint64_t total_stall_ns_ = 0;
+  std::uint64_t end_ns_at_roll_ = 0;
+
+  std::mutex mu_;  // guards the sealed queues and the current pointers seen by the writer
+  std::deque<Segment*> sealed_events_;
+  std::deque<Segment*> sealed_payload_;
+};
+
+}  // namespace encore::dump

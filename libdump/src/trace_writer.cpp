@@ -1,0 +1,219 @@
+#include "trace_writer.hpp"
+
+#include <cstdio>
+
+#include "encore/clock.hpp"
+#include "encore/error.hpp"
+#include "encore/varint.hpp"
+
+namespace encore::dump {
+namespace {
+
+FileHeader file_header(StreamKind kind, std::uint32_t rank, ByteOrder order) {
+  FileHeader h;
+  h.kind = kind;
+  h.rank = rank;
+  h.byte_order = order;
+  return h;
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
+                         std::uint32_t rank, ByteOrder payload_order, int event_level,
+                         int payload_level, std::uint64_t flush_interval_ns, SegmentPool& pool)
+    : events_(events, file_header(StreamKind::events, rank, host_byte_order())),
+      payload_(payload, file_header(StreamKind::payload, rank, payload_order)),
+      event_level_(event_level),
+      payload_level_(payload_level),
+      flush_interval_ns_(flush_interval_ns),
+      pool_(pool) {}
+
+TraceWriter::~TraceWriter() {
+  stop_ = true;
+  notify();
+  if (thread_.joinable()) thread_.join();
+}
+
+void TraceWriter::add_stream(ThreadStream* stream) {
+  std::lock_guard lock(streams_mu_);
+  streams_.push_back({stream});
+}
+
+void TraceWriter::start() {
+  last_tail_flush_ = monotonic_ns();
+  thread_ = std::thread([this] { run(); });
+}
+
+void TraceWriter::notify() {
+  {
+    std::lock_guard lock(wake_mu_);
+    wake_flag_ = true;
+  }
+  wake_.notify_one();
+}
+
+void TraceWriter::run() {
+  // Tails are flushed twice per interval so no committed event waits longer than one.
+  const auto period = std::chrono::nanoseconds(flush_interval_ns_ / 2);
+  while (!stop_) {
+    {
+      std::unique_lock lock(wake_mu_);
+      wake_.wait_for(lock, period, [this] { return wake_flag_ || stop_.load(); });
+      wake_flag_ = false;
+    }
+    if (stop_) break;
+    const std::uint64_t now = monotonic_ns();
+    const bool tails = now - last_tail_flush_ >= flush_interval_ns_ / 2;
+    if (tails) last_tail_flush_ = now;
+    std::lock_guard io(io_mu_);
+    drain(tails);
+  }
+}
+
+void TraceWriter::flush_now() {
+  std::lock_guard io(io_mu_);
+  drain(true);
+}
+
+void TraceWriter::drain(bool tails) {
+  std::vector<StreamState*> states;
+  {
+    std::lock_guard lock(streams_mu_);
+    for (auto& st : streams_) states.push_back(&st);
+  }
+  for (StreamState* st : states) {
+    auto p = st->stream->pending();
+    // Payload first: an event chunk on disk should not refer to payload that is not.
+    for (Segment* s : p.sealed_payload) {
+      drain_segment(*st, s, s->published());
+      pool_.release(s);
+    }
+    if (tails && p.current_payload) drain_segment(*st, p.current_payload, p.current_payload->published());
+    for (Segment* s : p.sealed_events) {
+      drain_segment(*st, s, s->published());
+      pool_.release(s);
+    }
+    if (tails && p.current_events) drain_segment(*st, p.current_events, p.current_events->published());
+  }
+}
+
+void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
+  Mark& done = s->flushed();
+  if (upto.bytes <= done.bytes) return;
+  const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+  ChunkHeader h;
+  h.thread = st.stream->index();
+  if (s->kind() == StreamKind::events) {
+    h.kind = ChunkKind::events;
+    h.seq = st.event_seq++;
+    h.first = done.events;
+    h.base = done.end_ns;
+    h.count = static_cast<std::uint32_t>(upto.events - done.events);
+    h.aux = done.payload;
+    write_chunk(events_, h, raw, event_level_);
+  } else {
+    h.kind = ChunkKind::payload;
+    h.seq = st.payload_seq++;
+    h.first = done.payload;
+    write_chunk(payload_, h, raw, payload_level_);
+  }
+  done = upto;
+}
+
+void TraceWriter::write_chunk(StreamFileWriter& file, const ChunkHeader& h,
+                              std::span<const std::byte> raw, int level) {
+  if (!failure_.empty()) return;  // after a write error the data can no longer land anywhere
+  try {
+    compressor_.make_chunk(h, raw, level, chunk_buf_);
+    file.append(chunk_buf_);
+    ++stats_.chunks;
+    stats_.raw_bytes += raw.size();
+    stats_.stored_bytes += chunk_buf_.size();
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+}
+
+void TraceWriter::fail(const std::string& message) {
+  failure_ = message;
+  std::fprintf(stderr, "encore: capture stopped, trace cut here: %s\n", message.c_str());
+}
+
+void TraceWriter::finish(EndStatus status) {
+  if (finished_) return;
+  stop_ = true;
+  notify();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard io(io_mu_);
+  std::vector<std::byte> body;
+  {
+    std::lock_guard lock(streams_mu_);
+    for (auto& st : streams_) st.stream->seal_all();
+    ByteWriter w(body);
+    w.put_uvarint(static_cast<std::uint8_t>(status));
+    w.put_uvarint(streams_.size());
+    for (auto& st : streams_) {
+      w.put_uvarint(st.stream->events());
+      w.put_uvarint(st.stream->payload_bytes());
+      w.put_uvarint(st.stream->overhead_ns);
+      w.put_uvarint(st.stream->total_stall_ns());
+    }
+  }
+  drain(true);
+  finished_ = true;
+  if (!failure_.empty()) return;
+  try {
+    std::uint64_t event_chunks = 0;
+    std::uint64_t payload_chunks = 0;
+    for (auto& st : streams_) {
+      event_chunks += st.event_seq;
+      payload_chunks += st.payload_seq;
+    }
+    const auto ev_trailer = make_trailer(event_chunks, body);
+    events_.append(ev_trailer);
+    const auto pl_trailer = make_trailer(payload_chunks, body);
+    payload_.append(pl_trailer);
+    stats_.stored_bytes += ev_trailer.size() + pl_trailer.size();
+    events_.close();
+    payload_.close();
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+}
+
+void TraceWriter::emergency_flush() noexcept {
+  // Only if the writer thread is not in the middle of a write: interleaving would corrupt.
+  if (!io_mu_.try_lock()) return;
+  for (auto& st : streams_) {
+    for (Segment* s : {st.stream->pending().current_payload, st.stream->pending().current_events}) {
+      if (!s) continue;
+      Mark upto = s->published();
+      Mark& done = s->flushed();
+      if (upto.bytes <= done.bytes) continue;
+      const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+      ChunkHeader h;
+      h.thread = st.stream->index();
+      const bool ev = s->kind() == StreamKind::events;
+      h.kind = ev ? ChunkKind::events : ChunkKind::payload;
+      h.seq = ev ? st.event_seq++ : st.payload_seq++;
+      h.first = ev ? done.events : done.payload;
+      h.base = ev ? done.end_ns : 0;
+      h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
+      h.aux = ev ? done.payload : 0;
+      std::byte header[kChunkHeaderSize];
+      if (!write_raw_chunk_header(h, raw, header)) continue;
+      const int fd = ev ? events_.fd() : payload_.fd();
+      if (write_fully(fd, {header, kChunkHeaderSize}) == 0) write_fully(fd, raw);
+      done = upto;
+    }
+  }
+  io_mu_.unlock();
+}
+
+WriterStats TraceWriter::stats() const {
+  std::lock_guard io(io_mu_);
+  return stats_;
+}
+
+}  // namespace encore::dump

@@ -1,0 +1,90 @@
+// The writer thread: drains every application thread's segments into checksummed, compressed
+// chunks of the rank's events and payload files, off the application's critical path. It
+// flushes sealed segments as soon as they arrive and the unfinished tail of every current
+// segment at least once per flush interval, so a killed process loses at most that much.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "encore/chunk_codec.hpp"
+#include "encore/stream_file.hpp"
+#include "segment_pool.hpp"
+#include "thread_stream.hpp"
+
+namespace encore::dump {
+
+// How a rank's capture ended, as written in the trailer of both stream files.
+enum class EndStatus : std::uint8_t { complete = 0, aborted = 1, exited = 2, crashed = 3 };
+
+struct WriterStats {
+  std::uint64_t chunks = 0;
+  std::uint64_t raw_bytes = 0;     // event and payload bytes before compression
+  std::uint64_t stored_bytes = 0;  // on disk, chunk headers included
+};
+
+class TraceWriter {
+ public:
+  TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
+              std::uint32_t rank, ByteOrder payload_order, int event_level, int payload_level,
+              std::uint64_t flush_interval_ns, SegmentPool& pool);
+  ~TraceWriter();
+
+  void add_stream(ThreadStream* stream);
+  void start();
+  // Wakes the thread to drain sealed segments now.
+  void notify();
+  // Drains everything on the calling thread (the writer thread keeps out meanwhile).
+  void flush_now();
+  // Seals and drains every stream, writes the trailers and closes the files.
+  void finish(EndStatus status);
+  // Best effort from a signal handler: writes committed but unflushed bytes as raw chunks.
+  void emergency_flush() noexcept;
+
+  WriterStats stats() const;
+  const std::string& failure() const noexcept { return failure_; }  // empty if all went well
+
+ private:
+  struct StreamState {
+    ThreadStream* stream;
+    std::uint64_t event_seq = 0;
+    std::uint64_t payload_seq = 0;
+  };
+  void run();
+  void drain(bool tails);
+  void drain_segment(StreamState& st, Segment* s, const Mark& upto);
+  void write_chunk(StreamFileWriter& file, const ChunkHeader& h, std::span<const std::byte> raw,
+                   int level);
+  void fail(const std::string& message);
+
+  StreamFileWriter events_;
+  StreamFileWriter payload_;
+  ChunkCompressor compressor_;
+  std::vector<std::byte> chunk_buf_;
+  int event_level_;
+  int payload_level_;
+  std::uint64_t flush_interval_ns_;
+  SegmentPool& pool_;
+
+  mutable std::mutex io_mu_;  // one drainer at a time
+  std::mutex streams_mu_;
+  std::vector<StreamState> streams_;
+  std::mutex wake_mu_;
+  std::condition_variable wake_;
+  bool wake_flag_ = false;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::uint64_t last_tail_flush_ = 0;
+  WriterStats stats_;
+  std::string failure_;
+  bool finished_ = false;
+};
+
+}  // namespace encore::dump

@@ -1,0 +1,66 @@
+// The capture clock: the TSC where the kernel trusts it (about 10 ns a read), else
+// CLOCK_MONOTONIC (about 23 ns). Ticks are turned into nanoseconds with a factor calibrated
+// against CLOCK_MONOTONIC over an interval the caller chooses (libdump spans MPI_Init with it).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace encore {
+
+enum class ClockSource : std::uint8_t { tsc, monotonic };
+
+std::string_view to_string(ClockSource source) noexcept;
+
+// Nanoseconds of CLOCK_MONOTONIC.
+std::uint64_t monotonic_ns() noexcept;
+
+// True when the CPU advertises an invariant TSC (constant_tsc and nonstop_tsc) and the kernel
+// uses it as its clocksource, so TSC ticks advance at one rate on every core.
+bool tsc_is_reliable() noexcept;
+
+class Clock {
+ public:
+  // Starts calibration: samples the tick counter and CLOCK_MONOTONIC together.
+  explicit Clock(ClockSource source) noexcept;
+
+  ClockSource source() const noexcept { return source_; }
+
+  std::uint64_t ticks() const noexcept {
+#if defined(__x86_64__)
+    if (source_ == ClockSource::tsc) return __rdtsc();
+#endif
+    return monotonic_ns();
+  }
+
+  // Ends calibration: takes a second sample (spinning until at least min_interval_ns have
+  // passed since the first) and fixes the tick -> ns factor. Until then to_ns() is invalid.
+  void calibrate(std::uint64_t min_interval_ns = 5'000'000) noexcept;
+
+  // Nanoseconds since the clock was created.
+  std::uint64_t to_ns(std::uint64_t ticks) const noexcept {
+    const auto delta = static_cast<unsigned __int128>(ticks - tick0_);
+    return static_cast<std::uint64_t>((delta * mult_) >> kShift);
+  }
+
+  // The tick value at the clock's zero.
+  std::uint64_t zero_ticks() const noexcept { return tick0_; }
+  // CLOCK_MONOTONIC value at the clock's zero: places a timeline among other processes'.
+  std::uint64_t epoch_monotonic_ns() const noexcept { return mono0_; }
+  // Nominal resolution in ns (one tick), rounded up.
+  double resolution_ns() const noexcept;
+  double ticks_per_second() const noexcept;
+
+ private:
+  static constexpr unsigned kShift = 32;
+  ClockSource source_;
+  std::uint64_t tick0_;
+  std::uint64_t mono0_;
+  std::uint64_t mult_ = 1ull << kShift;  // ns per tick, fixed point
+};
+
+}  // namespace encore
