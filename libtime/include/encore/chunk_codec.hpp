@@ -1,0 +1,64 @@
+// Building chunks (compress + frame + checksum) and unpacking their bytes.
+// Each class owns one zstd context, reused for every chunk it handles.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "encore/chunk.hpp"
+
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+
+namespace encore {
+
+// Level 0 means "do not compress" (codec raw). Other values are zstd levels,
+// negative ones included (zstd's fast modes).
+inline constexpr int kNoCompression = 0;
+inline constexpr int kDefaultZstdLevel = 3;
+
+class ChunkCompressor {
+ public:
+  ChunkCompressor();
+  ~ChunkCompressor();
+  ChunkCompressor(ChunkCompressor&& other) noexcept;
+  ChunkCompressor& operator=(ChunkCompressor&& other) noexcept;
+  ChunkCompressor(const ChunkCompressor&) = delete;
+  ChunkCompressor& operator=(const ChunkCompressor&) = delete;
+
+  // Replaces `out` with a complete chunk: header + stored bytes. Copies every
+  // header field from `fields` except codec, sizes and checksum, which it
+  // computes. Falls back to codec raw when zstd does not shrink the data.
+  // Throws Error if raw is larger than kMaxChunkBytes or zstd fails.
+  void make_chunk(const ChunkHeader& fields, std::span<const std::byte> raw, int zstd_level,
+                  std::vector<std::byte>& out);
+
+ private:
+  ZSTD_CCtx_s* ctx_ = nullptr;
+};
+
+class ChunkDecompressor {
+ public:
+  ChunkDecompressor();
+  ~ChunkDecompressor();
+  ChunkDecompressor(ChunkDecompressor&& other) noexcept;
+  ChunkDecompressor& operator=(ChunkDecompressor&& other) noexcept;
+  ChunkDecompressor(const ChunkDecompressor&) = delete;
+  ChunkDecompressor& operator=(const ChunkDecompressor&) = delete;
+
+  // Fills `raw_out` (resized to h.raw_size) from a chunk's stored bytes.
+  // Needs a header that passed header_problem(). Throws Error if the bytes
+  // do not decompress to exactly raw_size bytes.
+  void unpack(const ChunkHeader& h, std::span<const std::byte> stored,
+              std::vector<std::byte>& raw_out);
+
+ private:
+  ZSTD_DCtx_s* ctx_ = nullptr;
+};
+
+// Convenience form using a per-thread ChunkCompressor.
+std::vector<std::byte> make_chunk(const ChunkHeader& fields, std::span<const std::byte> raw,
+                                  int zstd_level = kDefaultZstdLevel);
+
+}  // namespace encore

@@ -1,0 +1,108 @@
+// manifest.json: what was run, where, and what each rank's stream files hold.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "encore/byte_order.hpp"
+#include "encore/stream_header.hpp"
+
+namespace encore {
+
+enum class TraceKind : std::uint8_t { capture, replay, predicted };
+enum class RankStatus : std::uint8_t { running, complete, aborted };
+
+std::string_view to_string(TraceKind kind) noexcept;
+std::string_view to_string(RankStatus status) noexcept;
+
+struct FormatVersion {
+  std::uint16_t major = kFormatMajor;
+  std::uint16_t minor = kFormatMinor;
+};
+
+struct FunctionTable {
+  std::string hash;                    // hex digest identifying the table
+  std::vector<std::string> functions;  // index = function id in event streams
+};
+
+struct PapiInfo {
+  std::vector<std::string> requested;
+  bool available = false;
+  std::string reason;  // why counters are unavailable, if they are
+  std::string cpu_model;
+  double cpu_mhz = 0;
+};
+
+struct ClockInfo {
+  std::string source;
+  double resolution_ns = 0;
+};
+
+// Sizes in bytes of the writing rank's C / MPI types.
+struct TypeSizes {
+  std::uint32_t int_size = 0;
+  std::uint32_t long_size = 0;
+  std::uint32_t pointer_size = 0;
+  std::uint32_t aint_size = 0;
+  std::uint32_t offset_size = 0;
+  std::uint32_t count_size = 0;
+};
+
+struct RankInfo {
+  std::uint32_t rank = 0;
+  std::string host;
+  std::int64_t pid = 0;
+  ByteOrder byte_order = host_byte_order();
+  TypeSizes sizes;
+  std::int64_t clock_offset_ns = 0;
+  RankStatus status = RankStatus::running;
+  std::uint64_t events = 0;
+  std::uint64_t payload_bytes = 0;
+  nlohmann::json raw;  // this rank's object as loaded; unknown keys survive a save
+};
+
+struct ReplayOf {
+  std::string trace;
+  std::uint32_t rank = 0;
+};
+
+struct Manifest {
+  FormatVersion format_version;
+  TraceKind kind = TraceKind::capture;
+  std::string tool_version;
+  std::uint32_t nprocs = 0;
+  std::vector<std::string> command;
+  std::int64_t start_time_unix_ns = 0;
+  std::string start_time_iso;
+  std::string mpi_library_version;
+  FunctionTable function_table;
+  nlohmann::json options = nlohmann::json::object();  // free-form
+  PapiInfo papi;
+  ClockInfo clock;
+  std::vector<RankInfo> ranks;
+  std::optional<ReplayOf> replay_of;  // kind replay only
+  nlohmann::json raw;                 // the document as loaded; unknown keys survive a save
+};
+
+// Validates and converts. `source` (usually the file path) prefixes error
+// messages, which also name the offending key, e.g.
+// "t/manifest.json: ranks[2].byte_order: expected \"little\" or \"big\"".
+// Throws Error; an unknown major format version is rejected before anything else.
+Manifest manifest_from_json(const nlohmann::json& doc, std::string_view source);
+
+// Known fields laid over `raw`, so keys this version does not know are kept.
+nlohmann::json manifest_to_json(const Manifest& m);
+
+Manifest load_manifest(const std::filesystem::path& path);
+
+// Validates, then writes a temporary file next to `path` and renames it over
+// `path`, so readers see the old or the new manifest, never a partial one.
+void save_manifest(const Manifest& m, const std::filesystem::path& path);
+
+}  // namespace encore

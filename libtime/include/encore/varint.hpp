@@ -1,0 +1,129 @@
+// LEB128 varints, zigzag, and bounds-checked little-endian readers/writers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "encore/byte_order.hpp"
+
+namespace encore {
+
+// A 64-bit value needs at most ceil(64/7) = 10 bytes.
+inline constexpr std::size_t kMaxVarintBytes = 10;
+
+// Writes `v` as unsigned LEB128 into `out`, which must have room for
+// kMaxVarintBytes. Returns the number of bytes written. Inline: the capture
+// hot path encodes several of these per MPI call.
+inline std::size_t encode_uvarint(std::uint64_t v, std::byte* out) noexcept {
+  std::size_t n = 0;
+  while (v >= 0x80) {
+    out[n++] = static_cast<std::byte>(static_cast<std::uint8_t>(v) | 0x80u);
+    v >>= 7;
+  }
+  out[n++] = static_cast<std::byte>(v);
+  return n;
+}
+
+// Zigzag maps small magnitudes of either sign to small unsigned values.
+constexpr std::uint64_t zigzag_encode(std::int64_t v) noexcept {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+constexpr std::int64_t zigzag_decode(std::uint64_t v) noexcept {
+  return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));
+}
+
+inline std::size_t encode_svarint(std::int64_t v, std::byte* out) noexcept {
+  return encode_uvarint(zigzag_encode(v), out);
+}
+
+constexpr std::size_t uvarint_size(std::uint64_t v) noexcept {
+  std::size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// Reads from a borrowed span, never past its end. Every failure (overrun,
+// varint longer than 10 bytes or wider than 64 bits) throws Error whose
+// message names the offset relative to the start of the span; on failure
+// the position is left unchanged.
+class ByteReader {
+ public:
+  ByteReader() noexcept = default;
+  explicit ByteReader(std::span<const std::byte> data) noexcept : data_(data) {}
+
+  std::uint64_t read_uvarint() {
+    // Fast path: single byte values are the majority of fields.
+    if (pos_ < data_.size() && static_cast<std::uint8_t>(data_[pos_]) < 0x80)
+      return static_cast<std::uint8_t>(data_[pos_++]);
+    return read_uvarint_slow();
+  }
+  std::int64_t read_svarint() { return zigzag_decode(read_uvarint()); }
+
+  std::uint8_t read_u8() { return static_cast<std::uint8_t>(*take(1)); }
+  std::uint16_t read_u16() { return load_le<std::uint16_t>(take(2)); }
+  std::uint32_t read_u32() { return load_le<std::uint32_t>(take(4)); }
+  std::uint64_t read_u64() { return load_le<std::uint64_t>(take(8)); }
+  double read_f64() { return std::bit_cast<double>(read_u64()); }
+
+  // A view of the next n bytes (no copy); valid as long as the source is.
+  std::span<const std::byte> read_bytes(std::size_t n) { return {take(n), n}; }
+  void skip(std::size_t n) { take(n); }
+
+  std::size_t position() const noexcept { return pos_; }
+  std::size_t remaining() const noexcept { return data_.size() - pos_; }
+  bool at_end() const noexcept { return pos_ == data_.size(); }
+  std::span<const std::byte> rest() const noexcept { return data_.subspan(pos_); }
+
+ private:
+  const std::byte* take(std::size_t n) {
+    if (n > data_.size() - pos_) overrun(n);
+    const std::byte* p = data_.data() + pos_;
+    pos_ += n;
+    return p;
+  }
+  std::uint64_t read_uvarint_slow();
+  [[noreturn]] void overrun(std::size_t wanted) const;
+
+  std::span<const std::byte> data_;
+  std::size_t pos_ = 0;
+};
+
+// Appends little-endian fields and varints to a caller-owned vector.
+class ByteWriter {
+ public:
+  explicit ByteWriter(std::vector<std::byte>& out) noexcept : out_(&out) {}
+
+  void put_uvarint(std::uint64_t v) {
+    std::byte tmp[kMaxVarintBytes];
+    out_->insert(out_->end(), tmp, tmp + encode_uvarint(v, tmp));
+  }
+  void put_svarint(std::int64_t v) { put_uvarint(zigzag_encode(v)); }
+  void put_u8(std::uint8_t v) { out_->push_back(static_cast<std::byte>(v)); }
+  void put_u16(std::uint16_t v) { put_le(v); }
+  void put_u32(std::uint32_t v) { put_le(v); }
+  void put_u64(std::uint64_t v) { put_le(v); }
+  void put_f64(double v) { put_le(std::bit_cast<std::uint64_t>(v)); }
+  void put_bytes(std::span<const std::byte> bytes) {
+    out_->insert(out_->end(), bytes.begin(), bytes.end());
+  }
+
+  std::size_t size() const noexcept { return out_->size(); }
+  std::vector<std::byte>& buffer() noexcept { return *out_; }
+
+ private:
+  template <class T>
+  void put_le(T v) {
+    std::byte tmp[sizeof(T)];
+    store_le(tmp, v);
+    out_->insert(out_->end(), tmp, tmp + sizeof(T));
+  }
+
+  std::vector<std::byte>* out_;
+};
+
+}  // namespace encore

@@ -1,0 +1,64 @@
+// Reading and atomically replacing manifest.json files.
+#include "encore/manifest.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "encore/error.hpp"
+#include "encore/stream_file.hpp"
+
+namespace encore {
+
+Manifest load_manifest(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(format_in(name, "cannot open: " + errno_text(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(format_in(name, "read failed"));
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and points just past the problem.
+    throw Error::at(name, "invalid JSON", e.byte > 0 ? e.byte - 1 : 0);
+  }
+  return manifest_from_json(doc, name);
+}
+
+void save_manifest(const Manifest& m, const std::filesystem::path& path) {
+  const std::string name = path.string();
+  const nlohmann::json doc = manifest_to_json(m);
+  manifest_from_json(doc, name);  // never write a manifest we would refuse to load
+  const std::string text = doc.dump(2) + "\n";
+
+  // Same directory as the target, so rename() is atomic.
+  const std::string tmp = name + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(format_in(tmp, "cannot create: " + errno_text(errno)));
+  int err = write_fully(fd, std::as_bytes(std::span(text)));
+  const char* step = "write failed";
+  if (err == 0 && ::fsync(fd) != 0) {
+    err = errno;
+    step = "fsync failed";
+  }
+  if (::close(fd) != 0 && err == 0 && errno != EINTR) {
+    err = errno;
+    step = "close failed";
+  }
+  if (err == 0 && ::rename(tmp.c_str(), name.c_str()) != 0) {
+    err = errno;
+    step = "rename failed";
+  }
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw Error(format_in(name, std::string(step) + ": " + errno_text(err)));
+  }
+}
+
+}  // namespace encore

@@ -1,1 +1,0 @@
-int encore_time_placeholder() { return 0; }
