@@ -1,0 +1,66 @@
+"""Shared helpers for the integration tests: run examples under mpiexec, record them with
+`encore record`, and read what the tool prints. Standard library only."""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOOL = os.environ.get("ENCORE_TOOL", "encore")
+DUMP_LIB = os.environ.get("ENCORE_DUMP_LIB", "")
+EXAMPLES = pathlib.Path(os.environ.get("ENCORE_EXAMPLES", "build/examples"))
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
+TMP_ROOT = pathlib.Path(os.environ.get("ENCORE_TEST_TMP", tempfile.gettempdir()))
+
+
+def example(name):
+    return str(EXAMPLES / f"example_{name}")
+
+
+def run(args, timeout=300, check=True, env=None, **kw):
+    """Runs a command; returns CompletedProcess with text stdout/stderr."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=full_env, **kw)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, args))} exited {p.returncode}\n"
+                             f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    return p
+
+
+def mpirun(n, program, *args, **kw):
+    return run([MPIEXEC, "-n", str(n), program, *map(str, args)], **kw)
+
+
+def record(trace_dir, n, program, *args, options=(), **kw):
+    """`encore record -o trace_dir [options] -- mpiexec -n N program args`."""
+    return run([TOOL, "record", "-o", str(trace_dir), *options, "--", MPIEXEC, "-n", str(n),
+                program, *map(str, args)], **kw)
+
+
+def digests(stdout):
+    """{rank: (recv, compute)} from the examples' `digest rank=R recv=X compute=Y` lines."""
+    out = {}
+    for m in re.finditer(r"^digest rank=(\d+) recv=([0-9a-f]{16}) compute=([0-9a-f]{16})$",
+                         stdout, re.M):
+        out[int(m.group(1))] = (m.group(2), m.group(3))
+    return out
+
+
+class TempDirTest(unittest.TestCase):
+    """A test case with a fresh scratch directory per test."""
+
+    def setUp(self):
+        TMP_ROOT.mkdir(parents=True, exist_ok=True)
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "-",
+                                                 dir=TMP_ROOT))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main():
+    unittest.main(verbosity=2)
