@@ -260,7 +260,8 @@ void Recorder::after_finalize(const FinalizeReport& report) {
     std::fprintf(stderr, "encore: cannot write the manifest: %s\n", e.what());
   }
   if (!options.quiet) {
-    const double ratio = report.stored ? static_cast<double>(report.raw) / report.stored : 0.0;
+    const double ratio =
+        report.stored ? static_cast<double>(report.raw) / static_cast<double>(report.stored) : 0.0;
     std::fprintf(stderr,
                  "encore: %d ranks, %llu events, %.1f MiB received payload, compression %.1f:1, "
                  "corrected overhead %.3f ms -> %s\n",

@@ -22,6 +22,11 @@ RecvLayout whole(Call&, const void* buf, MPI_Count count, MPI_Datatype type) {
   return {{buf, count, type}};
 }
 
+RecvLayout exscan(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm) {
+  if (c.recorder().comm(comm).rank == 0) return {};
+  return whole(c, buf, count, type);
+}
+
 RecvLayout bcast(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, int root,
                  MPI_Comm comm) {
   // The root sends; on an intercommunicator only the remote group receives.

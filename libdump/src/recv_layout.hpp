@@ -22,6 +22,8 @@ class Call;
 // One function per shape of receive buffer; see mpi_overlay.py for which collective uses which.
 namespace layout {
 RecvLayout whole(Call& c, const void* buf, MPI_Count count, MPI_Datatype type);
+// MPI_Exscan leaves rank 0's buffer undefined: nothing is received there.
+RecvLayout exscan(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
 RecvLayout bcast(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, int root,
                  MPI_Comm comm);
 RecvLayout at_root(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, int root,

@@ -187,7 +187,7 @@ _COLL_LAYOUTS = {
     "Reduce": "layout::at_root(c, recvbuf, count, datatype, root, comm)",
     "Allreduce": "layout::whole(c, recvbuf, count, datatype)",
     "Scan": "layout::whole(c, recvbuf, count, datatype)",
-    "Exscan": "layout::whole(c, recvbuf, count, datatype)",
+    "Exscan": "layout::exscan(c, recvbuf, count, datatype, comm)",
     "Reduce_scatter_block": "layout::whole(c, recvbuf, recvcount, datatype)",
     "Reduce_scatter": "layout::mine(c, recvbuf, recvcounts, datatype, comm)",
     "Gather": "layout::gather(c, recvbuf, recvcount, recvtype, root, comm)",

@@ -1,0 +1,62 @@
+// Streaming access to one rank's events: decodes chunk after chunk, holding one chunk in
+// memory whatever the trace length. Damage (a cut or corrupt chunk) ends the stream and is
+// reported with the file, offset and chunk index; everything before it is delivered.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "encore/event.hpp"
+#include "encore/stream_file.hpp"
+#include "encore/varint.hpp"
+
+namespace encore {
+
+// Decodes one event from `in`. `prev_end_ns` is the corrected end of the thread's previous
+// event; `payload_offset` the thread's payload stream position (advanced past the event's
+// payloads). Throws Error (with `where` as context) on malformed bytes.
+void decode_event(ByteReader& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
+                  Event& out);
+
+class RankEventReader {
+ public:
+  // Throws Error if the file is missing or its header is bad.
+  explicit RankEventReader(const std::filesystem::path& events_file);
+
+  // The next event in file order, or false at the end of what can be read.
+  bool next(Event& out);
+
+  // After next() returned false: whether the stream ended cleanly with its trailer.
+  bool complete() const noexcept { return ended_clean_; }
+  // After next() returned false: what stopped it (empty if complete or merely unterminated).
+  const std::string& problem() const noexcept { return problem_; }
+  std::uint64_t chunks_read() const noexcept { return reader_.stats().chunks; }
+  const StreamFileReader& file() const noexcept { return reader_; }
+  // Trailer body (end status and per-thread totals), once complete().
+  const std::vector<std::byte>& trailer() const noexcept { return trailer_; }
+
+ private:
+  struct ThreadPos {
+    std::uint64_t index = 0;
+    std::uint64_t end_ns = 0;
+    std::uint64_t payload = 0;
+    std::uint64_t overhead = 0;
+  };
+  bool load_chunk();
+
+  StreamFileReader reader_;
+  Chunk chunk_;
+  ByteReader in_;
+  std::uint32_t left_in_chunk_ = 0;
+  std::uint16_t thread_ = 0;
+  std::unordered_map<std::uint16_t, ThreadPos> threads_;
+  bool ended_clean_ = false;
+  bool done_ = false;
+  std::string problem_;
+  std::vector<std::byte> trailer_;
+};
+
+}  // namespace encore

@@ -1,0 +1,242 @@
+// Table-driven decoding of one event; the exact mirror of libdump's generated shims.
+#include <bit>
+#include <string>
+
+#include "encore/error.hpp"
+#include "encore/event_format.hpp"
+#include "encore/event_reader.hpp"
+
+namespace encore {
+namespace {
+
+using event_format::Extra;
+
+// Arrays in a trace are as long as the program's; this bound only stops garbage lengths from
+// allocating without limit (an event is never larger than its chunk anyway).
+std::uint64_t checked_length(ByteReader& in, std::uint64_t n) {
+  if (n > in.remaining()) throw Error("array length " + std::to_string(n) + " exceeds the chunk");
+  return n;
+}
+
+void read_members(ByteReader& in, std::vector<std::int64_t>& out) {
+  const auto n = checked_length(in, in.read_uvarint());
+  out.resize(n);
+  std::int64_t prev = -1;
+  for (auto& m : out) {
+    prev += in.read_svarint();
+    m = prev;
+  }
+}
+
+StatusRecord read_status(ByteReader& in) {
+  StatusRecord s;
+  s.bits = static_cast<std::uint8_t>(in.read_uvarint());
+  s.source = in.read_svarint();
+  s.tag = in.read_svarint();
+  s.bytes = in.read_uvarint();
+  s.error = in.read_svarint();
+  return s;
+}
+
+RequestRef read_request(ByteReader& in, std::uint16_t thread, std::uint64_t index) {
+  RequestRef r;
+  const std::uint64_t v = in.read_uvarint();
+  if (v == 0) return r;
+  r.null = false;
+  if ((v & 1) == 0) {
+    if ((v >> 1) > index) throw Error("request refers to an event before the stream start");
+    r.thread = thread;
+    r.event = index - (v >> 1);
+  } else {
+    r.thread = static_cast<std::uint16_t>(in.read_uvarint());
+    r.event = in.read_uvarint();
+  }
+  return r;
+}
+
+void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
+  a.present = true;
+  switch (role) {
+    case Role::opaque:
+      a.present = false;
+      break;
+    case Role::buf_in:
+    case Role::buf_out:
+    case Role::buf_inout:
+    case Role::comm:
+    case Role::comm_free:
+    case Role::group:
+    case Role::group_free:
+    case Role::datatype:
+    case Role::datatype_out:
+    case Role::datatype_inout:
+    case Role::datatype_free:
+    case Role::op:
+    case Role::op_out:
+    case Role::op_free:
+    case Role::handle:
+    case Role::handle_out:
+    case Role::handle_free:
+      a.scalar = static_cast<std::int64_t>(in.read_uvarint());
+      break;
+    case Role::count:
+    case Role::peer:
+    case Role::root:
+    case Role::tag:
+    case Role::value:
+    case Role::aint:
+    case Role::int_out:
+    case Role::aint_out:
+    case Role::ret_aint:
+      a.scalar = in.read_svarint();
+      break;
+    case Role::int_array:
+    case Role::int_array_out:
+    case Role::aint_array:
+    case Role::aint_array_out: {
+      const auto n = checked_length(in, in.read_uvarint());
+      a.list.resize(n);
+      for (auto& v : a.list) v = in.read_svarint();
+      break;
+    }
+    case Role::datatype_array: {
+      const auto n = checked_length(in, in.read_uvarint());
+      a.list.resize(n);
+      for (auto& v : a.list) v = static_cast<std::int64_t>(in.read_uvarint());
+      break;
+    }
+    case Role::comm_out:
+      a.scalar = static_cast<std::int64_t>(in.read_uvarint());
+      if (a.scalar != event_format::kNullId) {
+        a.flags = in.read_uvarint();
+        read_members(in, a.list);
+        if (a.flags & 1) read_members(in, a.remote);
+      }
+      break;
+    case Role::group_out:
+      a.scalar = static_cast<std::int64_t>(in.read_uvarint());
+      if (a.scalar != event_format::kNullId) read_members(in, a.list);
+      break;
+    case Role::request_out:
+      break;  // the request is this event
+    case Role::request:
+    case Role::request_inout:
+      a.requests.push_back(read_request(in, ev.thread, ev.index));
+      break;
+    case Role::request_array: {
+      const auto n = checked_length(in, in.read_uvarint());
+      for (std::uint64_t i = 0; i < n; ++i) a.requests.push_back(read_request(in, ev.thread, ev.index));
+      break;
+    }
+    case Role::status_in:
+    case Role::status_out:
+      a.statuses.push_back(read_status(in));
+      break;
+    case Role::status_array: {
+      const auto n = checked_length(in, in.read_uvarint());
+      for (std::uint64_t i = 0; i < n; ++i) a.statuses.push_back(read_status(in));
+      break;
+    }
+    case Role::string_in:
+    case Role::string_out: {
+      const auto n = checked_length(in, in.read_uvarint());
+      const auto bytes = in.read_bytes(n);
+      a.text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      break;
+    }
+    case Role::ret_double:
+      a.real = in.read_f64();
+      break;
+  }
+}
+
+void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
+  for (;;) {
+    const auto tag = static_cast<Extra>(in.read_uvarint());
+    switch (tag) {
+      case Extra::end:
+        return;
+      case Extra::payload: {
+        PayloadRef p;
+        p.slot = in.read_uvarint();
+        p.datatype = in.read_uvarint();
+        p.count = in.read_uvarint();
+        p.bytes = in.read_uvarint();
+        p.offset = payload_offset;
+        payload_offset += p.bytes;
+        ev.payloads.push_back(p);
+        break;
+      }
+      case Extra::send_hash: {
+        SendHash h;
+        h.hash = in.read_u64();
+        h.bytes = in.read_uvarint();
+        ev.send_hashes.push_back(h);
+        break;
+      }
+      case Extra::datatype_signature: {
+        DatatypeSignature s;
+        s.datatype = in.read_uvarint();
+        s.size = in.read_uvarint();
+        const auto n = checked_length(in, in.read_uvarint());
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const auto size = static_cast<std::uint32_t>(in.read_uvarint());
+          s.runs.emplace_back(size, in.read_uvarint());
+        }
+        ev.signatures.push_back(std::move(s));
+        break;
+      }
+      case Extra::callsite:
+        ev.callsite = in.read_uvarint();
+        break;
+      case Extra::counters: {
+        const auto n = checked_length(in, in.read_uvarint());
+        ev.counters.resize(n);
+        for (auto& c : ev.counters) c = in.read_uvarint();
+        break;
+      }
+      case Extra::stall:
+        ev.stall_ns += in.read_uvarint();
+        break;
+      default:
+        throw Error("unknown extra tag " + std::to_string(static_cast<unsigned>(tag)));
+    }
+  }
+}
+
+}  // namespace
+
+void decode_event(ByteReader& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
+                  Event& ev) {
+  const std::uint64_t head = in.read_uvarint();
+  const auto id = head >> event_format::kHeadFlagBits;
+  const auto table = function_table();
+  if (id >= table.size())
+    throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
+  ev.function = static_cast<std::uint16_t>(id);
+  const std::uint64_t gap = in.read_uvarint();
+  const std::uint64_t duration = in.read_uvarint();
+  ev.overhead_ns = in.read_uvarint();
+  ev.start_ns = prev_end_ns + gap;
+  ev.end_ns = ev.start_ns + duration;
+  ev.rc = (head & event_format::kHasError) ? in.read_svarint() : 0;
+  const FunctionInfo& f = table[id];
+  ev.args.assign(f.params.size(), ArgValue{});
+  ev.payloads.clear();
+  ev.send_hashes.clear();
+  ev.signatures.clear();
+  ev.callsite.reset();
+  ev.counters.clear();
+  ev.stall_ns = 0;
+  if (f.modelled) {
+    for (std::size_t i = 0; i < f.params.size(); ++i)
+      if (!is_output(f.params[i].role)) read_arg(in, f.params[i].role, ev.args[i], ev);
+    if (ev.rc == 0) {
+      for (std::size_t i = 0; i < f.params.size(); ++i)
+        if (is_output(f.params[i].role)) read_arg(in, f.params[i].role, ev.args[i], ev);
+    }
+  }
+  if (head & event_format::kHasExtras) read_extras(in, payload_offset, ev);
+}
+
+}  // namespace encore
