@@ -43,7 +43,22 @@ void Call::begin_extra(Extra tag) {
   put_uint(static_cast<std::uint8_t>(tag));
 }
 
+void Call::read_counters() noexcept {
+  if (!t0_) mark_pre_work();
+  ts_->counters.read_segment(ts_->counter_deltas);
+}
+
 void Call::commit() noexcept {
+  if (rec_->counters_on) {
+    begin_extra(Extra::counters);
+    put_uint(ts_->counter_deltas.size());
+    for (const long long d : ts_->counter_deltas) put_uint(static_cast<std::uint64_t>(d < 0 ? 0 : d));
+    ts_->counters.mark_segment_start();
+  }
+  if (rec_->callsites) {
+    begin_extra(Extra::callsite);
+    put_uint(rec_->callsites->current());
+  }
   if (const auto stall = ts_->take_stall_ns()) {
     begin_extra(Extra::stall);
     put_uint(stall);

@@ -51,7 +51,10 @@ class Call {
   // Work the tool does before the PMPI call (copying request arrays, MPI_Finalize's own
   // communication) starts here; it is charged as overhead, not as the call's duration.
   void mark_pre_work() noexcept { t0_ = rec_->clock.ticks(); }
-  void begin() noexcept { t1_ = rec_->clock.ticks(); }
+  void begin() noexcept {
+    if (rec_->counters_on) read_counters();
+    t1_ = rec_->clock.ticks();
+  }
   void end(int rc) noexcept {
     t2_ = rec_->clock.ticks();
     rc_ = rc;
@@ -176,6 +179,7 @@ class Call {
   void grow(std::size_t n);
   void write_times() noexcept;
   void commit() noexcept;
+  void read_counters() noexcept;
   void begin_extra(event_format::Extra tag);
   void complete_slot(std::uint64_t slot, MPI_Request r, const MPI_Status* status);
   void put_members(MPI_Group g);

@@ -88,7 +88,10 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
                {"flush_interval_ms", o.flush_interval_ns / 1'000'000},
                {"send_hashes", o.send_hashes}};
   m.papi.requested = o.papi_events;
-  m.papi.reason = o.papi_events.empty() ? "no PAPI events requested" : "";
+  m.papi.available = rec.counters_on;
+  m.papi.reason = rec.counter_setup.reason;
+  m.papi.cpu_model = rec.counter_setup.cpu_model;
+  m.papi.cpu_mhz = rec.counter_setup.cpu_mhz;
   m.clock.source = std::string(to_string(rec.clock.source()));
   m.clock.resolution_ns = rec.clock.resolution_ns();
   for (int r = 0; r < rec.nprocs; ++r) {
@@ -145,6 +148,10 @@ ThreadStream* Recorder::register_thread() {
   stream->last_t2 = stream->last_t3 = threads_.empty() ? clock.zero_ticks() : clock.ticks();
   stream->last_end_ns = clock.to_ns(stream->last_t3);
   ThreadStream* s = stream.get();
+  if (counters_on && !s->counters.start(options.papi_events)) {
+    std::fprintf(stderr, "encore: rank %d: PAPI refused an event set for a new thread; its "
+                 "counters read as 0\n", rank);
+  }
   threads_.push_back(std::move(stream));
   writer->add_stream(s);
   tls_stream = s;
@@ -167,6 +174,13 @@ void Recorder::start(int thread_level) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rec->rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &rec->nprocs);
   rec->payload_on = opts.records_payload_of(rec->rank);
+  rec->counter_setup = setup_counters(opts.papi_events);
+  rec->counters_on = rec->counter_setup.available;
+  if (!opts.papi_events.empty() && !rec->counters_on && rec->rank == 0) {
+    std::fprintf(stderr, "encore: PAPI counters unavailable, recording without them: %s\n",
+                 rec->counter_setup.reason.c_str());
+  }
+  if (opts.callsites) rec->callsites = std::make_unique<CallSites>(opts.callsite_depth);
   rec->multiple = thread_level == MPI_THREAD_MULTIPLE;
   const TraceDir dir(opts.trace_dir);
   std::error_code ec;
@@ -252,6 +266,7 @@ FinalizeReport Recorder::before_finalize() {
 void Recorder::after_finalize(const FinalizeReport& report) {
   instance_.store(nullptr, std::memory_order_release);
   writer->finish(EndStatus::complete);
+  write_callsites();
   if (rank != 0) return;
   const TraceDir dir(options.trace_dir);
   try {
@@ -274,6 +289,14 @@ void Recorder::after_finalize(const FinalizeReport& report) {
 void Recorder::finish(EndStatus status) {
   if (instance_.exchange(nullptr) == nullptr && status != EndStatus::complete) return;
   writer->finish(status);
+  write_callsites();
+}
+
+void Recorder::write_callsites() {
+  if (!callsites) return;
+  char name[48];
+  std::snprintf(name, sizeof name, "rank-%05d.callsites.json", rank);
+  callsites->write(std::filesystem::path(options.trace_dir) / name);
 }
 
 }  // namespace encore::dump

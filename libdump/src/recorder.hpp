@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "callsites.hpp"
+#include "counters.hpp"
 #include "datatypes.hpp"
 #include "encore/clock.hpp"
 #include "handle_ids.hpp"
@@ -67,6 +69,9 @@ class Recorder {
   bool payload_on = true;
   bool multiple = false;  // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
+  CounterSetup counter_setup;
+  bool counters_on = false;           // PAPI events requested and countable
+  std::unique_ptr<CallSites> callsites;  // when call sites are recorded
   SegmentPool pool;
   std::unique_ptr<TraceWriter> writer;
 
@@ -89,6 +94,7 @@ class Recorder {
   // Abort, exit without MPI_Finalize: drain and close with that status.
   void finish(EndStatus status);
   std::uint64_t total_overhead_ns();
+  void write_callsites();
 
   Recorder(const Options& o, Clock clk);
 

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "counters.hpp"
 #include "segment.hpp"
 #include "segment_pool.hpp"
 
@@ -67,6 +68,8 @@ class ThreadStream {
   std::vector<std::byte> pack_buf;   // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
   std::vector<int> request_scratch;            // request handles before a completion call
+  ThreadCounters counters;                     // PAPI, when enabled
+  std::vector<long long> counter_deltas;
 
  private:
   void roll_events(std::size_t need);
