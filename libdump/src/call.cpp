@@ -49,6 +49,7 @@ void Call::read_counters() noexcept {
 }
 
 void Call::commit() noexcept {
+  if (!ts_->send_hashes.empty()) emit_send_hashes();
   if (rec_->counters_on) {
     begin_extra(Extra::counters);
     put_uint(ts_->counter_deltas.size());
@@ -303,11 +304,20 @@ void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
   TypeInfo& t = rec_->types.info(type);
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
-  begin_extra(Extra::send_hash);
-  reserve(8);
-  store_le(buf_ + pos_, static_cast<std::uint64_t>(XXH3_64bits(data.data(), data.size())));
-  pos_ += 8;
-  put_uint(data.size());
+  // Kept until commit: a send may be hashed before the PMPI call (MPI_Sendrecv_replace
+  // overwrites its buffer), when the event's fixed part is not written yet.
+  ts_->send_hashes.push_back({XXH3_64bits(data.data(), data.size()), data.size()});
+}
+
+void Call::emit_send_hashes() {
+  for (const auto& h : ts_->send_hashes) {
+    begin_extra(Extra::send_hash);
+    reserve(8);
+    store_le(buf_ + pos_, h.hash);
+    pos_ += 8;
+    put_uint(h.bytes);
+  }
+  ts_->send_hashes.clear();
 }
 
 void Call::emit_signature(TypeInfo& t) {

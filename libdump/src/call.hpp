@@ -180,6 +180,7 @@ class Call {
   void write_times() noexcept;
   void commit() noexcept;
   void read_counters() noexcept;
+  void emit_send_hashes();
   void begin_extra(event_format::Extra tag);
   void complete_slot(std::uint64_t slot, MPI_Request r, const MPI_Status* status);
   void put_members(MPI_Group g);

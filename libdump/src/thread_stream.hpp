@@ -68,6 +68,11 @@ class ThreadStream {
   std::vector<std::byte> pack_buf;   // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
   std::vector<int> request_scratch;            // request handles before a completion call
+  struct PendingHash {
+    std::uint64_t hash;
+    std::uint64_t bytes;
+  };
+  std::vector<PendingHash> send_hashes;        // of the call being recorded
   ThreadCounters counters;                     // PAPI, when enabled
   std::vector<long long> counter_deltas;
 
