@@ -21,20 +21,17 @@ void Call::write_times() noexcept {
   const Clock& clk = rec_->clock;
   const std::uint64_t n1 = clk.to_ns(t1_);
   const std::uint64_t n2 = clk.to_ns(t2_);
-  const std::uint64_t n2p = clk.to_ns(ts_->last_t2);
-  const std::uint64_t n3p = clk.to_ns(ts_->last_t3);
-  std::uint64_t pre = 0;
-  if (t0_) pre = clk.to_ns(t1_) - clk.to_ns(t0_);
-  const std::uint64_t ref = t0_ ? clk.to_ns(t0_) : n1;
-  const std::uint64_t gap = ref > n3p ? ref - n3p : 0;
+  const std::uint64_t n0 = t0_ ? clk.to_ns(t0_) : n1;
+  // Times are converted once each (absolute, so rounding never accumulates).
+  const std::uint64_t gap = n0 > ts_->last_t3_ns ? n0 - ts_->last_t3_ns : 0;
   const std::uint64_t dur = n2 > n1 ? n2 - n1 : 0;
-  const std::uint64_t overhead = (n3p > n2p ? n3p - n2p : 0) + pre;
-  const std::uint64_t start = ts_->last_end_ns + gap;
-  end_ns_ = start + dur;
+  const std::uint64_t overhead = (ts_->last_t3_ns - ts_->last_t2_ns) + (n1 - n0);
+  end_ns_ = ts_->last_end_ns + gap + dur;
+  ts_->last_t2_ns = n2;
   ts_->overhead_ns += overhead;
-  put_uint(gap);
-  put_uint(dur);
-  put_uint(overhead);
+  times_len_ = encode_uvarint(gap, times_);
+  times_len_ += encode_uvarint(dur, times_ + times_len_);
+  times_len_ += encode_uvarint(overhead, times_ + times_len_);
   if (rc_ != MPI_SUCCESS) put_int(rc_);
 }
 
@@ -70,11 +67,10 @@ void Call::commit() noexcept {
                              (extras_ ? event_format::kHasExtras : 0u);
   buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
   buf_[1] = static_cast<std::byte>(head >> 7);
-  ts_->append_event({buf_, pos_}, end_ns_);
+  ts_->append_event({times_, times_len_}, {buf_, pos_}, end_ns_);
   ts_->last_end_ns = end_ns_;
-  ts_->last_t2 = t2_;
   if (lock_.owns_lock()) lock_.unlock();
-  ts_->last_t3 = rec_->clock.ticks();
+  ts_->last_t3_ns = rec_->clock.to_ns(rec_->clock.ticks());
   ts_->in_tool = false;
 }
 

@@ -196,6 +196,8 @@ class Call {
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
   std::uint64_t end_ns_ = 0;
+  std::byte times_[3 * kMaxVarintBytes];  // gap, duration, overhead: the times column
+  std::size_t times_len_ = 0;
   std::byte* buf_ = nullptr;
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;

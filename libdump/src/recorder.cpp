@@ -145,8 +145,9 @@ ThreadStream* Recorder::register_thread() {
   std::lock_guard lock(threads_mu_);
   if (!writer || threads_.size() >= 0xffff) return nullptr;
   auto stream = std::make_unique<ThreadStream>(static_cast<std::uint16_t>(threads_.size()), pool);
-  stream->last_t2 = stream->last_t3 = threads_.empty() ? clock.zero_ticks() : clock.ticks();
-  stream->last_end_ns = clock.to_ns(stream->last_t3);
+  // The main thread's first gap counts from the library's load; other threads' from their start.
+  stream->last_t2_ns = stream->last_t3_ns = threads_.empty() ? 0 : clock.to_ns(clock.ticks());
+  stream->last_end_ns = stream->last_t3_ns;
   ThreadStream* s = stream.get();
   if (counters_on && !s->counters.start(options.papi_events)) {
     std::fprintf(stderr, "encore: rank %d: PAPI refused an event set for a new thread; its "

@@ -13,13 +13,15 @@
 
 namespace encore::dump {
 
-// Where a stream stands after some event: bytes used in the current segment, events written
-// by the thread so far, corrected end time of the last event, payload bytes written so far.
+// Where a stream stands after some event: bytes used in the current segment (for events: in
+// its body region, and `times` in its times region), events written by the thread so far,
+// corrected end time of the last event, payload bytes written so far.
 struct Mark {
   std::uint64_t bytes = 0;
   std::uint64_t events = 0;
   std::uint64_t end_ns = 0;
   std::uint64_t payload = 0;
+  std::uint64_t times = 0;
 };
 
 class Segment {
@@ -32,6 +34,16 @@ class Segment {
   std::byte* data() noexcept { return data_.get(); }
   const std::byte* data() const noexcept { return data_.get(); }
 
+  // An events segment keeps the timing fields of its events apart from the rest (they are
+  // noise that compresses on its own; mixed in, they spoil the compression of the rest): the
+  // first quarter holds times, the remainder the event bodies.
+  std::size_t times_capacity() const noexcept { return capacity_ / 4; }
+  std::byte* times_data() noexcept { return data_.get(); }
+  const std::byte* times_data() const noexcept { return data_.get(); }
+  std::size_t body_capacity() const noexcept { return capacity_ - capacity_ / 4; }
+  std::byte* body_data() noexcept { return data_.get() + capacity_ / 4; }
+  const std::byte* body_data() const noexcept { return data_.get() + capacity_ / 4; }
+
   // Producer: publish a new mark (only ever growing).
   void publish(const Mark& m) noexcept {
     const auto s = seq_.load(std::memory_order_relaxed);
@@ -41,6 +53,7 @@ class Segment {
     events_.store(m.events, std::memory_order_relaxed);
     end_ns_.store(m.end_ns, std::memory_order_relaxed);
     payload_.store(m.payload, std::memory_order_relaxed);
+    times_.store(m.times, std::memory_order_relaxed);
     seq_.store(s + 2, std::memory_order_release);
   }
 
@@ -49,7 +62,8 @@ class Segment {
     for (;;) {
       const auto s1 = seq_.load(std::memory_order_acquire);
       Mark m{bytes_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
-             end_ns_.load(std::memory_order_relaxed), payload_.load(std::memory_order_relaxed)};
+             end_ns_.load(std::memory_order_relaxed), payload_.load(std::memory_order_relaxed),
+             times_.load(std::memory_order_relaxed)};
       std::atomic_thread_fence(std::memory_order_acquire);
       if ((s1 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s1) return m;
     }
@@ -59,6 +73,7 @@ class Segment {
   void reset(const Mark& start) noexcept {
     start_ = start;
     start_.bytes = 0;
+    start_.times = 0;
     flushed_ = start_;
     publish(start_);
   }
@@ -75,6 +90,7 @@ class Segment {
   std::atomic<std::uint64_t> events_{0};
   std::atomic<std::uint64_t> end_ns_{0};
   std::atomic<std::uint64_t> payload_{0};
+  std::atomic<std::uint64_t> times_{0};
   Mark start_;
   Mark flushed_;
 };

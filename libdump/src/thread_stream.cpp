@@ -23,7 +23,7 @@ void ThreadStream::roll_events(std::size_t need) {
   std::uint64_t stalled = 0;
   seal(ev_, true);
   // An event larger than a segment (an enormous Alltoallv count array) gets a larger one.
-  Segment* next = pool_.acquire(StreamKind::events, false, stalled, need);
+  Segment* next = pool_.acquire(StreamKind::events, false, stalled, 4 * need + 64);
   next->reset(end);
   stall_ns_ += stalled;
   total_stall_ns_ += stalled;
@@ -32,6 +32,7 @@ void ThreadStream::roll_events(std::size_t need) {
     ev_ = next;
   }
   ev_used_ = 0;
+  ev_times_ = 0;
 }
 
 void ThreadStream::roll_payload() {

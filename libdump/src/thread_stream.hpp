@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -24,13 +25,19 @@ class ThreadStream {
   std::uint16_t index() const noexcept { return index_; }
 
   // Producer side ---------------------------------------------------------------------------
-  // Appends one encoded event and publishes it. `end_ns` is its corrected end time.
-  void append_event(std::span<const std::byte> bytes, std::uint64_t end_ns) {
-    if (ev_used_ + bytes.size() > ev_->capacity()) roll_events(bytes.size());
-    std::memcpy(ev_->data() + ev_used_, bytes.data(), bytes.size());
-    ev_used_ += bytes.size();
+  // Appends one encoded event (its timing fields and its body) and publishes it. `end_ns` is
+  // its corrected end time.
+  void append_event(std::span<const std::byte> times, std::span<const std::byte> body,
+                    std::uint64_t end_ns) {
+    if (ev_times_ + times.size() > ev_->times_capacity() ||
+        ev_used_ + body.size() > ev_->body_capacity())
+      roll_events(std::max(times.size(), body.size()));
+    std::memcpy(ev_->times_data() + ev_times_, times.data(), times.size());
+    std::memcpy(ev_->body_data() + ev_used_, body.data(), body.size());
+    ev_times_ += times.size();
+    ev_used_ += body.size();
     ++events_;
-    ev_->publish({ev_used_, events_, end_ns, payload_});
+    ev_->publish({ev_used_, events_, end_ns, payload_, ev_times_});
   }
   // Appends payload bytes; returns where they start in the payload stream.
   std::uint64_t append_payload(std::span<const std::byte> bytes);
@@ -59,8 +66,8 @@ class ThreadStream {
 
   // Hot-path state kept with the stream (owned by the application thread) --------------------
   bool in_tool = false;
-  std::uint64_t last_t2 = 0;       // ticks when the previous call's PMPI work ended
-  std::uint64_t last_t3 = 0;       // ticks when the previous call's tool work ended
+  std::uint64_t last_t2_ns = 0;    // when the previous call's PMPI work ended (raw ns)
+  std::uint64_t last_t3_ns = 0;    // when the previous call's tool work ended (raw ns)
   std::uint64_t last_end_ns = 0;   // corrected end of the previous event
   std::uint64_t overhead_ns = 0;   // sum of all overhead charged so far
   std::uint64_t pending_pre_ns = 0;  // pre-work of the current call (array copies)
@@ -85,7 +92,8 @@ class ThreadStream {
   SegmentPool& pool_;
   Segment* ev_ = nullptr;
   Segment* pl_ = nullptr;
-  std::size_t ev_used_ = 0;
+  std::size_t ev_used_ = 0;   // body bytes in ev_
+  std::size_t ev_times_ = 0;  // times bytes in ev_
   std::size_t pl_used_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t payload_ = 0;

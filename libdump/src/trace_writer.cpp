@@ -1,9 +1,11 @@
 #include "trace_writer.hpp"
 
+#include <array>
 #include <cstdio>
 
 #include "encore/clock.hpp"
 #include "encore/error.hpp"
+#include "encore/event_format.hpp"
 #include "encore/varint.hpp"
 
 namespace encore::dump {
@@ -98,10 +100,56 @@ void TraceWriter::drain(bool tails) {
   }
 }
 
+namespace {
+
+// An events chunk as a crash handler writes it: the times interleaved, then the bodies.
+struct InterleavedEvents {
+  std::byte prefix[1 + kMaxVarintBytes];
+  std::size_t prefix_len = 0;
+  std::span<const std::byte> times;
+  std::span<const std::byte> body;
+
+  InterleavedEvents(const Segment& s, const Mark& from, const Mark& to)
+      : times(s.times_data() + from.times, to.times - from.times),
+        body(s.body_data() + from.bytes, to.bytes - from.bytes) {
+    prefix[0] = std::byte{event_format::kInterleavedTimes};
+    prefix_len = 1 + encode_uvarint(times.size(), prefix + 1);
+  }
+  std::array<std::span<const std::byte>, 3> parts() const {
+    return {std::span<const std::byte>(prefix, prefix_len), times, body};
+  }
+};
+
+// The normal layout: each timing field in its own column (see event_format.hpp).
+void split_events(const Segment& s, const Mark& from, const Mark& to,
+                  std::array<std::vector<std::byte>, 3>& columns, std::vector<std::byte>& out) {
+  for (auto& c : columns) c.clear();
+  ByteReader times({s.times_data() + from.times, to.times - from.times});
+  while (!times.at_end()) {
+    for (auto& column : columns) {
+      std::byte tmp[kMaxVarintBytes];
+      const auto n = encode_uvarint(times.read_uvarint(), tmp);
+      column.insert(column.end(), tmp, tmp + n);
+    }
+  }
+  out.clear();
+  ByteWriter w(out);
+  w.put_u8(event_format::kSplitTimes);
+  for (const auto& c : columns) w.put_uvarint(c.size());
+  for (const auto& c : columns) w.put_bytes(c);
+  w.put_bytes({s.body_data() + from.bytes, to.bytes - from.bytes});
+}
+
+}  // namespace
+
 void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
   Mark& done = s->flushed();
-  if (upto.bytes <= done.bytes) return;
-  const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+  if (upto.bytes <= done.bytes && upto.times <= done.times) return;
+  std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+  if (s->kind() == StreamKind::events) {
+    split_events(*s, done, upto, columns_, assembly_);
+    raw = assembly_;
+  }
   ChunkHeader h;
   h.thread = st.stream->index();
   if (s->kind() == StreamKind::events) {
@@ -190,11 +238,13 @@ void TraceWriter::emergency_flush() noexcept {
       if (!s) continue;
       Mark upto = s->published();
       Mark& done = s->flushed();
-      if (upto.bytes <= done.bytes) continue;
+      if (upto.bytes <= done.bytes && upto.times <= done.times) continue;
       const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+      const bool ev = s->kind() == StreamKind::events;
+      const InterleavedEvents parts(*s, done, upto);
+      const auto event_parts = parts.parts();
       ChunkHeader h;
       h.thread = st.stream->index();
-      const bool ev = s->kind() == StreamKind::events;
       h.kind = ev ? ChunkKind::events : ChunkKind::payload;
       h.seq = ev ? st.event_seq++ : st.payload_seq++;
       h.first = ev ? done.events : done.payload;
@@ -202,9 +252,15 @@ void TraceWriter::emergency_flush() noexcept {
       h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
       h.aux = ev ? done.payload : 0;
       std::byte header[kChunkHeaderSize];
-      if (!write_raw_chunk_header(h, raw, header)) continue;
+      const std::span<const std::byte> payload_part[1] = {raw};
+      const std::span<const std::span<const std::byte>> pieces =
+          ev ? std::span<const std::span<const std::byte>>(event_parts)
+             : std::span<const std::span<const std::byte>>(payload_part);
+      if (!write_raw_chunk_header(h, pieces, header)) continue;
       const int fd = ev ? events_.fd() : payload_.fd();
-      if (write_fully(fd, {header, kChunkHeaderSize}) == 0) write_fully(fd, raw);
+      if (write_fully(fd, {header, kChunkHeaderSize}) == 0) {
+        for (const auto& piece : pieces) write_fully(fd, piece);
+      }
       done = upto;
     }
   }

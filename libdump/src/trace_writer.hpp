@@ -4,6 +4,7 @@
 // segment at least once per flush interval, so a killed process loses at most that much.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -68,6 +69,8 @@ class TraceWriter {
   StreamFileWriter payload_;
   ChunkCompressor compressor_;
   std::vector<std::byte> chunk_buf_;
+  std::vector<std::byte> assembly_;  // an events chunk's columns put together
+  std::array<std::vector<std::byte>, 3> columns_;
   int event_level_;
   int payload_level_;
   std::uint64_t flush_interval_ns_;

@@ -91,6 +91,31 @@ std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header
   return XXH64_digest(&state);
 }
 
+std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header,
+                             std::span<const std::span<const std::byte>> stored_parts) noexcept {
+  XXH64_state_t state;
+  XXH64_reset(&state, 0);
+  XXH64_update(&state, header.data(), kChecksumOffset);
+  for (const auto& part : stored_parts) XXH64_update(&state, part.data(), part.size());
+  return XXH64_digest(&state);
+}
+
+bool write_raw_chunk_header(const ChunkHeader& fields,
+                            std::span<const std::span<const std::byte>> parts,
+                            std::byte (&out)[kChunkHeaderSize]) noexcept {
+  std::size_t size = 0;
+  for (const auto& part : parts) size += part.size();
+  if (size > kMaxChunkBytes) return false;
+  ChunkHeader h = fields;
+  h.codec = Codec::raw;
+  h.stored_size = h.raw_size = static_cast<std::uint32_t>(size);
+  h.checksum = 0;
+  std::span<std::byte, kChunkHeaderSize> bytes(out);
+  encode_header(h, bytes);
+  store_le<std::uint64_t>(out + kChecksumOffset, chunk_checksum(bytes, parts));
+  return true;
+}
+
 bool write_raw_chunk_header(const ChunkHeader& fields, std::span<const std::byte> data,
                             std::byte (&out)[kChunkHeaderSize]) noexcept {
   if (data.size() > kMaxChunkBytes) return false;

@@ -206,17 +206,39 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
 
 }  // namespace
 
-void decode_event(ByteReader& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
-                  Event& ev) {
+EventColumns EventColumns::of(std::span<const std::byte> chunk) {
+  EventColumns c;
+  ByteReader whole(chunk);
+  const auto layout = whole.read_u8();
+  if (layout == event_format::kInterleavedTimes) {
+    c.interleaved = true;
+    c.gap = ByteReader(whole.read_bytes(whole.read_uvarint()));
+  } else if (layout == event_format::kSplitTimes) {
+    const auto n_gap = whole.read_uvarint();
+    const auto n_duration = whole.read_uvarint();
+    const auto n_overhead = whole.read_uvarint();
+    c.gap = ByteReader(whole.read_bytes(n_gap));
+    c.duration = ByteReader(whole.read_bytes(n_duration));
+    c.overhead = ByteReader(whole.read_bytes(n_overhead));
+  } else {
+    throw Error("unknown events chunk layout " + std::to_string(layout));
+  }
+  c.body = ByteReader(whole.rest());
+  return c;
+}
+
+void decode_event(EventColumns& columns, std::uint64_t prev_end_ns,
+                  std::uint64_t& payload_offset, Event& ev) {
+  ByteReader& in = columns.body;
+  const std::uint64_t gap = columns.gap.read_uvarint();
+  const std::uint64_t duration = columns.duration_reader().read_uvarint();
+  ev.overhead_ns = columns.overhead_reader().read_uvarint();
   const std::uint64_t head = in.read_uvarint();
   const auto id = head >> event_format::kHeadFlagBits;
   const auto table = function_table();
   if (id >= table.size())
     throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
   ev.function = static_cast<std::uint16_t>(id);
-  const std::uint64_t gap = in.read_uvarint();
-  const std::uint64_t duration = in.read_uvarint();
-  ev.overhead_ns = in.read_uvarint();
   ev.start_ns = prev_end_ns + gap;
   ev.end_ns = ev.start_ns + duration;
   ev.rc = (head & event_format::kHasError) ? in.read_svarint() : 0;

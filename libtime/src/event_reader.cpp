@@ -41,7 +41,13 @@ bool RankEventReader::load_chunk() {
     pos.payload = h.aux;
     thread_ = h.thread;
     left_in_chunk_ = h.count;
-    in_ = ByteReader(chunk_.data);
+    try {
+      columns_ = EventColumns::of(chunk_.data);
+    } catch (const Error& e) {
+      problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) +
+                 ": bad column header: " + e.what();
+      return false;
+    }
     if (left_in_chunk_ > 0) return true;
   }
 }
@@ -58,7 +64,7 @@ bool RankEventReader::next(Event& out) {
   out.thread = thread_;
   out.index = pos.index;
   try {
-    decode_event(in_, pos.end_ns, pos.payload, out);
+    decode_event(columns_, pos.end_ns, pos.payload, out);
   } catch (const Error& e) {
     problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) + ", event " +
                std::to_string(pos.index) + ": " + e.what();
@@ -69,7 +75,7 @@ bool RankEventReader::next(Event& out) {
   out.raw_start_ns = out.start_ns + pos.overhead;
   pos.end_ns = out.end_ns;
   ++pos.index;
-  if (--left_in_chunk_ == 0 && !in_.at_end()) {
+  if (--left_in_chunk_ == 0 && !columns_.at_end()) {
     problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) +
                " has bytes after its last event";
     done_ = true;

@@ -57,11 +57,20 @@ bool parse_header(std::span<const std::byte, kChunkHeaderSize> in, ChunkHeader& 
 std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header,
                              std::span<const std::byte> stored) noexcept;
 
+// The same over stored bytes given in pieces (concatenated in order).
+std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header,
+                             std::span<const std::span<const std::byte>> stored_parts) noexcept;
+
 // For crash handlers: fills `out` with a complete raw-codec header for
 // `data` (sizes and checksum computed; kind, thread, seq, first, base, count,
 // aux taken from `fields`). Pure, allocation-free, async-signal-safe. Returns
 // false, leaving `out` untouched, if data is larger than kMaxChunkBytes.
 bool write_raw_chunk_header(const ChunkHeader& fields, std::span<const std::byte> data,
+                            std::byte (&out)[kChunkHeaderSize]) noexcept;
+
+// The same for data given in pieces, written after the header in order.
+bool write_raw_chunk_header(const ChunkHeader& fields,
+                            std::span<const std::span<const std::byte>> parts,
                             std::byte (&out)[kChunkHeaderSize]) noexcept;
 
 // The end-of-stream trailer a writer appends when it closes a stream

@@ -2,11 +2,12 @@
 // decoder (libtime); doc/trace-format.md ("Event encoding") is the prose version.
 //
 // An event is, in order:
-//   head      uvarint, always written as exactly 2 bytes: (function id << 2) | flags
 //   gap       uvarint ns from the previous event's corrected end to this event's corrected start
 //   duration  uvarint ns, corrected end - corrected start
 //   overhead  uvarint ns of tool time charged before this call (the previous call's post-work
 //             and this call's pre-work); corrected times already exclude it
+//   (the three above live in the chunk's time columns, the rest in its body column)
+//   head      uvarint, always written as exactly 2 bytes: (function id << 2) | flags
 //   rc        svarint, only if flags & kHasError
 //   in-args   every parameter whose role is an input, in table order (see put rules below)
 //   out-args  only if rc == MPI_SUCCESS: every output role, in table order
@@ -40,6 +41,15 @@
 #include <cstdint>
 
 namespace encore::event_format {
+
+// An events chunk is laid out in columns: the timing fields of its events are noise that
+// compresses best on its own, each field apart. The chunk starts with a uvarint layout:
+//   kInterleavedTimes: uvarint n, then n bytes of (gap, duration, overhead) per event, then
+//                      the bodies (what a crash handler writes: it cannot rearrange)
+//   kSplitTimes:       uvarint n_gap, n_duration, n_overhead, the three columns, the bodies
+// A body is everything of an event but its three timing fields, in the order listed below.
+inline constexpr std::uint8_t kInterleavedTimes = 0;
+inline constexpr std::uint8_t kSplitTimes = 1;
 
 inline constexpr unsigned kHeadFlagBits = 2;
 inline constexpr std::uint8_t kHasError = 1;   // rc != MPI_SUCCESS follows

@@ -15,10 +15,23 @@
 
 namespace encore {
 
-// Decodes one event from `in`. `prev_end_ns` is the corrected end of the thread's previous
-// event; `payload_offset` the thread's payload stream position (advanced past the event's
-// payloads). Throws Error (with `where` as context) on malformed bytes.
-void decode_event(ByteReader& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
+// Decodes one event: its timing fields from `times` and the rest from `body` (an events chunk
+// keeps the two in separate columns). `prev_end_ns` is the corrected end of the thread's
+// previous event; `payload_offset` the thread's payload stream position (advanced past the
+// event's payloads). Throws Error on malformed bytes.
+// The columns of an events chunk (see event_format.hpp). With interleaved times, gap,
+// duration and overhead all read from the same reader.
+struct EventColumns {
+  ByteReader gap, duration, overhead, body;
+  bool interleaved = false;
+  ByteReader& duration_reader() { return interleaved ? gap : duration; }
+  ByteReader& overhead_reader() { return interleaved ? gap : overhead; }
+  // Splits a chunk's contents; throws Error if its column header is bad.
+  static EventColumns of(std::span<const std::byte> chunk);
+  bool at_end() const { return gap.at_end() && duration.at_end() && overhead.at_end() && body.at_end(); }
+};
+
+void decode_event(EventColumns& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
                   Event& out);
 
 class RankEventReader {
@@ -49,7 +62,7 @@ class RankEventReader {
 
   StreamFileReader reader_;
   Chunk chunk_;
-  ByteReader in_;
+  EventColumns columns_;
   std::uint32_t left_in_chunk_ = 0;
   std::uint16_t thread_ = 0;
   std::unordered_map<std::uint16_t, ThreadPos> threads_;
