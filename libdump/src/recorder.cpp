@@ -154,6 +154,7 @@ ThreadStream* Recorder::register_thread() {
                  "counters read as 0\n", rank);
   }
   threads_.push_back(std::move(stream));
+  s->on_seal = [w = writer.get()] { w->notify(); };
   writer->add_stream(s);
   tls_stream = s;
   return s;

@@ -14,8 +14,11 @@ ThreadStream::ThreadStream(std::uint16_t index, SegmentPool& pool) : index_(inde
 }
 
 void ThreadStream::seal(Segment* s, bool events) {
-  std::lock_guard lock(mu_);
-  (events ? sealed_events_ : sealed_payload_).push_back(s);
+  {
+    std::lock_guard lock(mu_);
+    (events ? sealed_events_ : sealed_payload_).push_back(s);
+  }
+  if (on_seal) on_seal();
 }
 
 void ThreadStream::roll_events(std::size_t need) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -23,6 +24,9 @@ class ThreadStream {
   ThreadStream& operator=(const ThreadStream&) = delete;
 
   std::uint16_t index() const noexcept { return index_; }
+  // Called after a segment is sealed, so the writer drains it now rather than at its next
+  // periodic wake (the application may be about to wait for that memory).
+  std::function<void()> on_seal;
 
   // Producer side ---------------------------------------------------------------------------
   // Appends one encoded event (its timing fields and its body) and publishes it. `end_ns` is

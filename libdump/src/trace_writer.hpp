@@ -57,12 +57,14 @@ class TraceWriter {
     ThreadStream* stream;
     std::uint64_t event_seq = 0;
     std::uint64_t payload_seq = 0;
+    unsigned payload_raw_left = 0;  // chunks to store raw before trying compression again
   };
   void run();
   void drain(bool tails);
   void drain_segment(StreamState& st, Segment* s, const Mark& upto);
-  void write_chunk(StreamFileWriter& file, const ChunkHeader& h, std::span<const std::byte> raw,
-                   int level);
+  // Returns the bytes written (0 if nothing was).
+  std::size_t write_chunk(StreamFileWriter& file, const ChunkHeader& h,
+                          std::span<const std::byte> raw, int level);
   void fail(const std::string& message);
 
   StreamFileWriter events_;

@@ -150,9 +150,10 @@ _ROOT_ONLY = [
 # The expressions are C++ in the generated shim, where `c` is the call being recorded and the
 # parameters have their C names; `<param>_in` is the value of an in/out handle before the call.
 HOOKS = [
-    (r"MPI_(B|S|R)?send", None, "c.hash_send(buf, count, datatype);"),
-    (r"MPI_I(b|s|r)?send", None, "c.hash_send(buf, count, datatype);"),
-    (r"MPI_(B|S|R)?send_init", None, "c.track_persistent_send(*request, buf, count, datatype);"),
+    (r"MPI_(Send|Bsend|Ssend|Rsend)", None, "c.hash_send(buf, count, datatype);"),
+    (r"MPI_(Isend|Ibsend|Issend|Irsend)", None, "c.hash_send(buf, count, datatype);"),
+    (r"MPI_(Send|Bsend|Ssend|Rsend)_init", None,
+     "c.track_persistent_send(*request, buf, count, datatype);"),
     (r"MPI_Recv", None, "c.capture_message(buf, count, datatype, status);"),
     (r"MPI_Mrecv", None, "c.capture_message(buf, count, datatype, status);"),
     (r"MPI_Irecv", None, "c.track_message(*request, buf, count, datatype, false);"),
