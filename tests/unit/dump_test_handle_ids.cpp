@@ -1,0 +1,56 @@
+// Stable handle ids: predefined handles get fixed ids, created objects fresh ids that are
+// never reused, even when MPI hands out the same handle value again after a free.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "encore/event_format.hpp"
+#include "handle_ids.hpp"
+
+using encore::HandleKind;
+using encore::dump::HandleIds;
+namespace ef = encore::event_format;
+
+TEST(HandleIds, PredefinedAndNull) {
+  HandleIds comms(HandleKind::comm);
+  EXPECT_EQ(comms.lookup(MPI_COMM_NULL), ef::kNullId);
+  const auto world = comms.lookup(MPI_COMM_WORLD);
+  const auto self = comms.lookup(MPI_COMM_SELF);
+  EXPECT_GE(world, ef::kFirstPredefinedId);
+  EXPECT_LT(world, ef::kFirstDynamicId);
+  EXPECT_NE(world, self);
+  HandleIds other(HandleKind::comm);
+  EXPECT_EQ(other.lookup(MPI_COMM_WORLD), world);  // the same in every rank and run
+}
+
+TEST(HandleIds, UnknownHandle) {
+  HandleIds types(HandleKind::datatype);
+  EXPECT_EQ(types.lookup(0x12345678), ef::kUnknownId);
+}
+
+TEST(HandleIds, ReusedHandleValueGetsANewId) {
+  HandleIds comms(HandleKind::comm);
+  MPI_Comm a;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  const auto first = comms.create(a);
+  EXPECT_GE(first, ef::kFirstDynamicId);
+  EXPECT_EQ(comms.lookup(a), first);
+  const MPI_Comm freed_value = a;
+  EXPECT_EQ(comms.release(a), first);
+  MPI_Comm_free(&a);
+  EXPECT_EQ(comms.lookup(freed_value), ef::kUnknownId);
+  MPI_Comm b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  const auto second = comms.create(b);
+  EXPECT_NE(second, first);  // whether or not MPICH reused the value
+  EXPECT_EQ(comms.lookup(b), second);
+  MPI_Comm_free(&b);
+}
+
+TEST(HandleIds, CacheDoesNotOutliveARelease) {
+  HandleIds types(HandleKind::datatype);
+  const auto id = types.create(0x4c000999);
+  EXPECT_EQ(types.lookup(0x4c000999), id);  // now cached
+  types.release(0x4c000999);
+  EXPECT_EQ(types.lookup(0x4c000999), ef::kUnknownId);
+  EXPECT_NE(types.create(0x4c000999), id);
+}
