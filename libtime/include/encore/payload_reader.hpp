@@ -1,0 +1,65 @@
+// Streaming access to one rank's payload stream file (rank-NNNNN.payload): the bytes each
+// recording thread received, addressed by (thread, offset in that thread's byte stream).
+//
+// A payload file holds chunks of several threads, interleaved in any order; the chunks of one
+// thread come in order and `first` in their header is the offset of their first byte. Reads
+// are forward-only per thread (the order in which events refer to their payloads), so the
+// reader keeps one cursor per thread, each holding at most that thread's current chunk:
+// memory stays at one chunk per thread whatever the trace length. A cursor walks the file
+// reading only the headers of other threads' chunks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "encore/byte_order.hpp"
+#include "encore/stream_file.hpp"
+
+namespace encore {
+
+class RankPayloadReader {
+ public:
+  using Sink = std::function<void(std::span<const std::byte>)>;
+
+  // Opens and validates the file header (magic, version, kind payload). Throws Error.
+  explicit RankPayloadReader(const std::filesystem::path& payload_file);
+  ~RankPayloadReader();
+  RankPayloadReader(RankPayloadReader&&) noexcept;
+  RankPayloadReader& operator=(RankPayloadReader&&) noexcept;
+  RankPayloadReader(const RankPayloadReader&) = delete;
+  RankPayloadReader& operator=(const RankPayloadReader&) = delete;
+
+  // Delivers bytes [offset, offset + n) of `thread`'s payload stream to `sink`, in one or
+  // more pieces, in order. Per thread, offsets must not decrease from one call to the next
+  // (bytes in between are skipped). Throws Error naming the file, the chunk and the file
+  // offset when the bytes are not in the file: the stream is cut or damaged before them, or
+  // the request goes backwards. Bytes already given to the sink stay given.
+  void read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n, const Sink& sink);
+
+  // The same, into a vector (replaced). For small reads.
+  std::vector<std::byte> read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n);
+
+  const FileHeader& header() const noexcept { return header_; }
+  // Byte order of the host that wrote the payloads (the receiving rank's).
+  ByteOrder byte_order() const noexcept { return header_.byte_order; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  struct Cursor;
+  Cursor& cursor(std::uint16_t thread);
+  // Loads the thread's next chunk; false at a clean end of file. Throws Error on damage.
+  bool next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted);
+
+  std::string path_;
+  FileHeader header_;
+  int fd_ = -1;  // for peeking at chunk headers
+  std::vector<std::unique_ptr<Cursor>> cursors_;  // by thread index
+};
+
+}  // namespace encore

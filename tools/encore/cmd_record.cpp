@@ -1,0 +1,266 @@
+// encore record: run a command with the capture library preloaded and its options set.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "encore/error.hpp"
+
+#ifndef ENCORE_INSTALL_LIBDIR
+#define ENCORE_INSTALL_LIBDIR "lib"
+#endif
+
+namespace encore::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kDumpLibName = "libencore-dump.so";
+
+struct RecordOptions {
+  std::string output;
+  bool force = false;
+  std::string payload_ranks;
+  bool callsites = false;
+  std::optional<int> callsite_depth;
+  std::string papi_events;
+  std::string payload_order;
+  std::optional<int> zstd_level;
+  std::optional<long long> memory_mb;
+  std::optional<long long> flush_ms;
+  bool no_send_hash = false;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+[[noreturn]] void setup_error(const std::string& message) { throw ExitError(kExitUsage, message); }
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// The capture library: $ENCORE_DUMP_LIB, the installed layout next to this executable, or
+// the build tree it was built in.
+fs::path find_dump_library() {
+  if (const char* env = std::getenv("ENCORE_DUMP_LIB"); env && *env) {
+    fs::path p = fs::absolute(env);
+    if (!is_file(p)) setup_error(format_in(p.string(), "ENCORE_DUMP_LIB: no such file"));
+    return p;
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / ENCORE_INSTALL_LIBDIR / kDumpLibName;
+    if (is_file(installed)) return installed.lexically_normal();
+  }
+#ifdef ENCORE_DUMP_BUILD_PATH
+  if (is_file(ENCORE_DUMP_BUILD_PATH)) return fs::path(ENCORE_DUMP_BUILD_PATH);
+#endif
+  setup_error(std::string("cannot find ") + kDumpLibName +
+              " (set ENCORE_DUMP_LIB to its path)");
+}
+
+bool is_trace_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return name == kManifestFileName || name.rfind(std::string(kManifestFileName) + ".tmp.", 0) == 0 ||
+         parse_rank_file_name(name).has_value();
+}
+
+// -o: made absolute; must be missing, an empty directory, or (with --force) a directory
+// whose previous trace files are removed.
+fs::path prepare_output(const std::string& output, bool force) {
+  fs::path dir = fs::absolute(output).lexically_normal();
+  if (dir.has_filename() == false && dir.has_parent_path()) dir = dir.parent_path();
+  std::error_code ec;
+  const auto st = fs::status(dir, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) setup_error(format_in(dir.string(), "exists and is not a directory"));
+    if (!fs::is_empty(dir, ec)) {
+      if (!force)
+        setup_error(format_in(dir.string(),
+                              "exists and is not empty (use --force to record into it anyway)"));
+      for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (is_trace_file(entry.path())) fs::remove(entry.path(), ec);
+    }
+    return dir;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) setup_error(format_in(dir.string(), "cannot create: " + ec.message()));
+  return dir;
+}
+
+// encore-trace-YYYYmmdd-HHMMSS in the current directory, with -2, -3... if taken.
+fs::path make_dated_dir() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const fs::path cwd = fs::current_path();
+  for (int i = 1; i < 10000; ++i) {
+    fs::path dir = cwd / (std::string("encore-trace-") + stamp + (i > 1 ? "-" + std::to_string(i) : ""));
+    if (::mkdir(dir.c_str(), 0777) == 0) return dir;
+    if (errno != EEXIST) setup_error(format_in(dir.string(), "cannot create: " + errno_text(errno)));
+  }
+  setup_error("cannot find a free encore-trace-* directory name in " + cwd.string());
+}
+
+void set_env(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
+
+volatile sig_atomic_t g_child = 0;
+
+void forward_signal(int sig) {
+  if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
+}
+
+// Runs the command; returns its exit code (128 + signal if it was killed).
+int run_command(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  // Terminal signals reach the whole foreground group (the command too): the parent only
+  // waits. Signals sent to encore alone are passed on.
+  struct sigaction ignore {}, forward {}, old_int {}, old_quit {}, old_term {}, old_hup {};
+  ignore.sa_handler = SIG_IGN;
+  forward.sa_handler = forward_signal;
+  sigemptyset(&ignore.sa_mask);
+  sigemptyset(&forward.sa_mask);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw ExitError(kExitUsage, "cannot start the command: fork: " + errno_text(errno));
+  if (pid == 0) {
+    ::execvp(argv[0], argv.data());
+    const int err = errno;
+    const std::string msg = format_in(command[0], errno_text(err));
+    std::fprintf(stderr, "encore: %s\n", msg.c_str());
+    std::fflush(stderr);
+    ::_exit(err == ENOENT ? 127 : 126);
+  }
+  g_child = pid;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  ::sigaction(SIGTERM, &forward, &old_term);
+  ::sigaction(SIGHUP, &forward, &old_hup);
+  int status = 0;
+  pid_t r;
+  do {
+    r = ::waitpid(pid, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  const int wait_err = errno;
+  g_child = 0;
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  ::sigaction(SIGHUP, &old_hup, nullptr);
+  if (r < 0) throw ExitError(kExitUsage, "waiting for the command: " + errno_text(wait_err));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitUsage;
+}
+
+int record(const RecordOptions& o) {
+  if (o.command.empty()) setup_error("record: no command given (encore record [options] -- COMMAND ...)");
+  if (!o.payload_ranks.empty() && o.payload_ranks != "all" && o.payload_ranks != "none") {
+    static const std::regex list(R"(\d+(-\d+)?(,\d+(-\d+)?)*)");
+    if (!std::regex_match(o.payload_ranks, list))
+      setup_error("--payload-ranks " + o.payload_ranks +
+                  ": expected all, none or a list of ranks and ranges such as 0,2-5");
+  }
+  const fs::path lib = find_dump_library();
+  const bool dated = o.output.empty();
+  const fs::path dir = dated ? make_dated_dir() : prepare_output(o.output, o.force);
+
+  set_env("ENCORE_TRACE_DIR", dir.string());
+  if (!o.payload_ranks.empty()) set_env("ENCORE_PAYLOAD_RANKS", o.payload_ranks);
+  if (o.callsites) set_env("ENCORE_CALLSITES", "1");
+  if (o.callsite_depth) set_env("ENCORE_CALLSITE_DEPTH", std::to_string(*o.callsite_depth));
+  if (!o.papi_events.empty()) set_env("ENCORE_PAPI_EVENTS", o.papi_events);
+  if (!o.payload_order.empty()) set_env("ENCORE_PAYLOAD_ORDER", o.payload_order);
+  if (o.zstd_level) set_env("ENCORE_ZSTD_LEVEL", std::to_string(*o.zstd_level));
+  if (o.memory_mb) set_env("ENCORE_MEMORY_MB", std::to_string(*o.memory_mb));
+  if (o.flush_ms) set_env("ENCORE_FLUSH_MS", std::to_string(*o.flush_ms));
+  if (o.no_send_hash) set_env("ENCORE_SEND_HASH", "0");
+  if (o.quiet) set_env("ENCORE_QUIET", "1");
+  std::string preload = lib.string();
+  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  set_env("LD_PRELOAD", preload);
+
+  const int code = run_command(o.command);
+  std::error_code ec;
+  if (!fs::exists(dir / kManifestFileName, ec) && !o.quiet)
+    print_error(format_in(dir.string(), "no trace was written (did the command run an MPI program?)"));
+  if (dated) print_error("trace in " + dir.string());
+  return code;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>>& record_command() {
+  static std::optional<std::vector<std::string>> command;
+  return command;
+}
+
+Subcommand add_record(CLI::App& parent) {
+  auto o = std::make_shared<RecordOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "record",
+      "Run an MPI program with the capture library preloaded and record a trace.\n"
+      "Usage: encore record [OPTIONS] -- COMMAND [ARGS...]\n"
+      "e.g.   encore record -o trace -- mpiexec -n 4 ./app");
+  app->add_option("-o,--output", o->output,
+                  "Trace directory (default: a new encore-trace-YYYYmmdd-HHMMSS in the current "
+                  "directory). Must not be a non-empty directory unless --force.");
+  app->add_flag("--force", o->force,
+                "Record into a non-empty -o directory, deleting the trace files already there.");
+  app->add_option("--payload-ranks", o->payload_ranks,
+                  "Ranks whose received bytes are recorded: all (default), none, or a list such "
+                  "as 0,2-5.");
+  app->add_flag("--callsites", o->callsites, "Record the call site of every MPI call.");
+  app->add_option("--callsite-depth", o->callsite_depth, "Stack frames per call site (1-64).")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--papi-events", o->papi_events,
+                  "Hardware counters to record between MPI calls, e.g. PAPI_TOT_INS,PAPI_TOT_CYC.");
+  app->add_option("--payload-order", o->payload_order,
+                  "Byte order of recorded payloads: native (default), little or big.")
+      ->check(CLI::IsMember({"native", "little", "big"}));
+  app->add_option("--zstd-level", o->zstd_level, "zstd compression level (-7..19, 0 = none).")
+      ->check(CLI::Range(-7, 19));
+  app->add_option("--memory-mb", o->memory_mb, "Trace buffer memory per rank in MiB (>= 16).")
+      ->check(CLI::Range(16LL, 1LL << 20));
+  app->add_option("--flush-ms", o->flush_ms, "Flush buffers to disk at least this often (ms).")
+      ->check(CLI::Range(10LL, 3'600'000LL));
+  app->add_flag("--no-send-hash", o->no_send_hash, "Do not hash sent data.");
+  app->add_flag("--quiet", o->quiet, "No summary line from the capture library.");
+  // Everything from the first argument that is not an option of record on (or after "--")
+  // is the command, its own options included.
+  app->prefix_command();
+  app->footer(
+      "Exit code: that of the recorded command (128+N if a signal N killed it); 2 if encore "
+      "could not start it (bad options, -o not empty, capture library not found); 127/126 "
+      "if the command cannot be found/executed.\n"
+      "Without -o, the trace directory's name is printed on stderr as 'encore: trace in DIR'.");
+  return {app, [o, app] {
+            if (!record_command().has_value()) o->command = app->remaining();
+            else o->command = *record_command();
+            return record(*o);
+          }};
+}
+
+}  // namespace encore::tool
