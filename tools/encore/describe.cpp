@@ -238,11 +238,14 @@ std::string describe_args(const Event& ev) {
   }
   if (ev.rc != 0) add(fmt::format("rc={}", ev.rc));
   if (!ev.payloads.empty()) {
+    // Slots (request array indices) only matter for completion calls such as MPI_Waitall.
+    bool slots = false;
+    for (const PayloadRef& p : ev.payloads) slots = slots || p.slot != 0;
     std::string recv = "recv";
     for (std::size_t i = 0; i < ev.payloads.size(); ++i) {
       const PayloadRef& p = ev.payloads[i];
       recv += i == 0 ? " " : "+";
-      if (ev.payloads.size() > 1 || p.slot != 0) recv += fmt::format("[{}]", p.slot);
+      if (slots) recv += fmt::format("[{}]", p.slot);
       recv += fmt::format("{}B", p.bytes);
     }
     add(recv);
