@@ -48,16 +48,19 @@ void Call::read_counters() noexcept {
 void Call::commit() noexcept {
   if (!ts_->send_hashes.empty()) emit_send_hashes();
   if (rec_->counters_on) {
+    heavy_ = true;
     begin_extra(Extra::counters);
     put_uint(ts_->counter_deltas.size());
     for (const long long d : ts_->counter_deltas) put_uint(static_cast<std::uint64_t>(d < 0 ? 0 : d));
     ts_->counters.mark_segment_start();
   }
   if (rec_->callsites) {
+    heavy_ = true;
     begin_extra(Extra::callsite);
     put_uint(rec_->callsites->current());
   }
   if (const auto stall = ts_->take_stall_ns()) {
+    heavy_ = true;
     begin_extra(Extra::stall);
     put_uint(stall);
   }
@@ -70,7 +73,22 @@ void Call::commit() noexcept {
   ts_->append_event({times_, times_len_}, {buf_, pos_}, end_ns_);
   ts_->last_end_ns = end_ns_;
   if (lock_.owns_lock()) lock_.unlock();
-  ts_->last_t3_ns = rec_->clock.to_ns(rec_->clock.ticks());
+  // The clock read that closes our work costs as much as the rest of a light call's
+  // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
+  // stalls) and on one light call in kTailSample; the other light calls are charged the
+  // running mean of the sampled ones.
+  constexpr unsigned kTailSample = 64;
+  if (heavy_ || ++ts_->light_calls >= kTailSample) {
+    const std::uint64_t t3 = rec_->clock.to_ns(rec_->clock.ticks());
+    if (!heavy_) {
+      ts_->light_calls = 0;
+      const std::uint64_t tail = t3 - ts_->last_t2_ns;
+      ts_->light_tail_ns = ts_->light_tail_ns ? (7 * ts_->light_tail_ns + tail) / 8 : tail;
+    }
+    ts_->last_t3_ns = t3;
+  } else {
+    ts_->last_t3_ns = ts_->last_t2_ns + ts_->light_tail_ns;
+  }
   ts_->in_tool = false;
 }
 
@@ -103,6 +121,7 @@ void Call::put_datatypes(const MPI_Datatype* t, std::int64_t n) {
 // Communicators and groups ----------------------------------------------------------------------
 
 void Call::put_members(MPI_Group g) {
+  heavy_ = true;
   int n = 0;
   PMPI_Group_size(g, &n);
   put_uint(static_cast<std::uint64_t>(n));
@@ -298,6 +317,7 @@ std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype
 
 void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
+  heavy_ = true;
   TypeInfo& t = rec_->types.info(type);
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
   // Kept until commit: a send may be hashed before the PMPI call (MPI_Sendrecv_replace
@@ -317,6 +337,7 @@ void Call::emit_send_hashes() {
 }
 
 void Call::emit_signature(TypeInfo& t) {
+  heavy_ = true;
   begin_extra(Extra::datatype_signature);
   put_uint(t.id);
   put_uint(static_cast<std::uint64_t>(t.size));
@@ -349,6 +370,7 @@ void Call::capture(const RecvLayout& layout, std::uint64_t slot) {
       if (!t.signature.empty()) swap_elements(mut, t.signature);
       data = mut;
     }
+    heavy_ = true;
     ts_->append_payload(data);
     begin_extra(Extra::payload);
     put_uint(slot);

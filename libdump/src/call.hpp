@@ -20,11 +20,14 @@
 #include "recorder.hpp"
 #include "recv_layout.hpp"
 
+// The per-call path is a handful of small steps: inlined into every shim, not called.
+#define ENCORE_HOT __attribute__((always_inline)) inline
+
 namespace encore::dump {
 
 class Call {
  public:
-  explicit Call(fn::Id id) noexcept : id_(id) {
+  ENCORE_HOT explicit Call(fn::Id id) noexcept : id_(id) {
     rec_ = Recorder::get();
     if (!rec_) return;
     ts_ = tls_stream;
@@ -39,7 +42,7 @@ class Call {
     cap_ = ts_->scratch.size();
     pos_ = 2;  // the head is written by end()
   }
-  ~Call() {
+  ENCORE_HOT ~Call() {
     if (active_) commit();
   }
   Call(const Call&) = delete;
@@ -51,11 +54,11 @@ class Call {
   // Work the tool does before the PMPI call (copying request arrays, MPI_Finalize's own
   // communication) starts here; it is charged as overhead, not as the call's duration.
   void mark_pre_work() noexcept { t0_ = rec_->clock.ticks(); }
-  void begin() noexcept {
+  ENCORE_HOT void begin() noexcept {
     if (rec_->counters_on) read_counters();
     t1_ = rec_->clock.ticks();
   }
-  void end(int rc) noexcept {
+  ENCORE_HOT void end(int rc) noexcept {
     t2_ = rec_->clock.ticks();
     rc_ = rc;
     if (rec_->multiple) lock_ = std::unique_lock(rec_->shared_mu);
@@ -63,17 +66,17 @@ class Call {
   }
 
   // Scalars and buffers --------------------------------------------------------------------
-  void put_int(std::int64_t v) noexcept {
+  ENCORE_HOT void put_int(std::int64_t v) noexcept {
     reserve(kMaxVarintBytes);
     pos_ += encode_svarint(v, buf_ + pos_);
   }
   template <class T>
   void put_int_ptr(const T* p) noexcept { put_int(p ? static_cast<std::int64_t>(*p) : 0); }
-  void put_uint(std::uint64_t v) noexcept {
+  ENCORE_HOT void put_uint(std::uint64_t v) noexcept {
     reserve(kMaxVarintBytes);
     pos_ += encode_uvarint(v, buf_ + pos_);
   }
-  void put_buf(const void* p) noexcept {
+  ENCORE_HOT void put_buf(const void* p) noexcept {
     using event_format::BufFlag;
     BufFlag f = BufFlag::normal;
     if (p == MPI_IN_PLACE) f = BufFlag::in_place;
@@ -97,13 +100,13 @@ class Call {
   void put_absent(Role role);
 
   // Handles ---------------------------------------------------------------------------------
-  void put_comm(MPI_Comm c) noexcept { put_uint(rec_->comm_ids.lookup(c)); }
+  ENCORE_HOT void put_comm(MPI_Comm c) noexcept { put_uint(rec_->comm_ids.lookup(c)); }
   void put_new_comm(MPI_Comm c);
   void put_freed_comm(MPI_Comm c);
   void put_group(MPI_Group g) noexcept { put_uint(rec_->group_ids.lookup(g)); }
   void put_new_group(MPI_Group g);
   void put_freed_group(MPI_Group g) { put_uint(rec_->group_ids.release(g)); }
-  void put_datatype(MPI_Datatype t) noexcept { put_uint(rec_->types.id(t)); }
+  ENCORE_HOT void put_datatype(MPI_Datatype t) noexcept { put_uint(rec_->types.id(t)); }
   void put_new_datatype(MPI_Datatype t) { put_uint(rec_->types.create(t)); }
   void put_freed_datatype(MPI_Datatype t) { put_uint(rec_->types.release(t)); }
   void put_datatypes(const MPI_Datatype* t, std::int64_t n);
@@ -191,6 +194,7 @@ class Call {
   ThreadStream* ts_ = nullptr;
   bool active_ = false;
   bool extras_ = false;
+  bool heavy_ = false;  // the tool did more than encode: measure its time exactly
   int rc_ = MPI_SUCCESS;
   std::uint64_t t0_ = 0;  // before pre-work, when a call has any
   std::uint64_t t1_ = 0;

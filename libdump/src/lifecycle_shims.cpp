@@ -7,6 +7,8 @@
 using namespace encore;
 using namespace encore::dump;
 
+#define ENCORE_EXPORT __attribute__((visibility("default")))
+
 namespace {
 
 // Encoded as the table says: Init_thread's `required` (in), then `argc` and `provided` (out).
@@ -26,21 +28,21 @@ int record_init(fn::Id id, std::uint64_t t1, std::uint64_t t2, int rc, const int
 
 }  // namespace
 
-extern "C" int MPI_Init(int* argc, char*** argv) {
+extern "C" ENCORE_EXPORT int MPI_Init(int* argc, char*** argv) {
   const std::uint64_t t1 = capture_clock().ticks();
   const int rc = PMPI_Init(argc, argv);
   const std::uint64_t t2 = capture_clock().ticks();
   return record_init(fn::Init, t1, t2, rc, argc, 0, nullptr);
 }
 
-extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+extern "C" ENCORE_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const std::uint64_t t1 = capture_clock().ticks();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   const std::uint64_t t2 = capture_clock().ticks();
   return record_init(fn::Init_thread, t1, t2, rc, argc, required, provided);
 }
 
-extern "C" int MPI_Finalize(void) {
+extern "C" ENCORE_EXPORT int MPI_Finalize(void) {
   Recorder* rec = Recorder::get();
   if (!rec) return PMPI_Finalize();
   int rc = MPI_SUCCESS;
@@ -58,7 +60,7 @@ extern "C" int MPI_Finalize(void) {
   return rc;
 }
 
-extern "C" int MPI_Abort(MPI_Comm comm, int errorcode) {
+extern "C" ENCORE_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
   if (Recorder* rec = Recorder::get()) {
     {
       Call c(fn::Abort);
@@ -74,7 +76,7 @@ extern "C" int MPI_Abort(MPI_Comm comm, int errorcode) {
   return PMPI_Abort(comm, errorcode);
 }
 
-extern "C" int MPI_Pcontrol(const int level, ...) {
+extern "C" ENCORE_EXPORT int MPI_Pcontrol(const int level, ...) {
   Call c(fn::Pcontrol);
   if (!c.active()) return PMPI_Pcontrol(level);
   c.begin();

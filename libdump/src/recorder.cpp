@@ -16,7 +16,7 @@
 namespace encore::dump {
 
 std::atomic<Recorder*> Recorder::instance_{nullptr};
-thread_local ThreadStream* tls_stream __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadStream* tls_stream __attribute__((tls_model("initial-exec"))) = nullptr;
 
 Clock& capture_clock() noexcept {
   static Clock clock(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic);

@@ -74,6 +74,8 @@ class ThreadStream {
   std::uint64_t last_t3_ns = 0;    // when the previous call's tool work ended (raw ns)
   std::uint64_t last_end_ns = 0;   // corrected end of the previous event
   std::uint64_t overhead_ns = 0;   // sum of all overhead charged so far
+  std::uint64_t light_tail_ns = 0; // running mean of a light call's post-PMPI tool time
+  unsigned light_calls = 0;        // light calls since the last measured one
   std::uint64_t pending_pre_ns = 0;  // pre-work of the current call (array copies)
   std::vector<std::byte> scratch;    // the event being encoded
   std::vector<std::byte> pack_buf;   // packing non-contiguous data

@@ -343,7 +343,7 @@ def emit_shim(f, modelled, params):
     sig = ", ".join(decls) or "void"
     call_args = ", ".join(p.name for p, *_ in params if p)
     ret = f.ret
-    body = [f"extern \"C\" {ret} {f.name}({sig}) {{"]
+    body = [f"extern \"C\" ENCORE_EXPORT {ret} {f.name}({sig}) {{"]
     status_fix = []
     for p, role, length, _ in params:
         if role == "status_out":
@@ -394,6 +394,7 @@ def emit_dump_shims(described):
            "// their roles, and hand the semantic work to encore::dump::Call.",
            "#include <mpi.h>", '#include "call.hpp"', '#include "recv_layout.hpp"', "",
            "using namespace encore;", "using namespace encore::dump;", "",
+           "#define ENCORE_EXPORT __attribute__((visibility(\"default\")))", "",
            "#pragma GCC diagnostic ignored \"-Wunused-parameter\"", ""]
     for f, modelled, cat, params in described:
         if f.name in overlay.HAND_WRITTEN_SHIMS or f.variadic or not f.has_pmpi:
