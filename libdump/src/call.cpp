@@ -218,32 +218,30 @@ bool Call::is_root(int root, MPI_Comm c) {
 
 void Call::put_new_request(MPI_Request r) {
   if (r == MPI_REQUEST_NULL) return;
-  RequestInfo& info = rec_->requests[r];
-  info = RequestInfo{};
+  RequestInfo& info = rec_->requests.add(r);
   info.thread = ts_->index();
   info.event = ts_->events();  // this event's index: it is committed next
 }
 
-void Call::put_request(MPI_Request r) {
-  const auto it = rec_->requests.find(r);
-  if (r == MPI_REQUEST_NULL || it == rec_->requests.end()) {
+void Call::put_request_ref(const RequestInfo* info) {
+  if (!info) {
     put_uint(0);
-    return;
-  }
-  const RequestInfo& info = it->second;
-  if (info.thread == ts_->index()) {
-    put_uint((ts_->events() - info.event) << 1);
+  } else if (info->thread == ts_->index()) {
+    put_uint((ts_->events() - info->event) << 1);
   } else {
     put_uint(1);
-    put_uint(info.thread);
-    put_uint(info.event);
+    put_uint(info->thread);
+    put_uint(info->event);
   }
 }
+
+void Call::put_request(MPI_Request r) { put_request_ref(rec_->requests.find({r, 0})); }
 
 void Call::put_requests(const MPI_Request* r, std::int64_t n) {
   if (!r || n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) put_request(r[i]);
+  request_slots(r, n, slots_);
+  for (const RequestSlot& s : slots_) put_request_ref(rec_->requests.find(s));
 }
 
 namespace {
@@ -257,25 +255,79 @@ bool status_cancelled(const MPI_Status* s) { return (s->count_hi_and_cancelled &
 
 void Call::put_status(const MPI_Status* s, bool ignored) {
   if (!s || s == MPI_STATUS_IGNORE) {
-    put_uint(event_format::kStatusIgnored);
-    put_int(0);
-    put_int(0);
-    put_uint(0);
-    put_int(0);
+    put_status_fields(ignored ? event_format::kStatusIgnored : 0, 0, 0, 0);
     return;
   }
-  put_uint((ignored ? event_format::kStatusIgnored : 0) |
-           (status_cancelled(s) ? event_format::kStatusCancelled : 0));
-  put_int(s->MPI_SOURCE);
-  put_int(s->MPI_TAG);
-  put_uint(static_cast<std::uint64_t>(status_bytes(s)));
-  put_int(s->MPI_ERROR);
+  // MPI_ERROR is set only by multiple-completion calls that fail, whose outputs are not
+  // recorded: the field is recorded as 0 rather than as whatever the memory held.
+  put_status_fields((ignored ? event_format::kStatusIgnored : 0) |
+                        (status_cancelled(s) ? event_format::kStatusCancelled : 0),
+                    s->MPI_SOURCE, s->MPI_TAG, status_bytes(s));
+}
+
+void Call::put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag,
+                             MPI_Count bytes) {
+  put_uint(bits);
+  put_int(source);
+  put_int(tag);
+  put_uint(static_cast<std::uint64_t>(bytes));
+  put_int(0);
 }
 
 void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
   if (n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
   for (std::int64_t i = 0; i < n; ++i) put_status(s + i, ignored);
+}
+
+void Call::put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
+                              bool null_request) {
+  // Only a receive defines source, tag and count; a send only whether it was cancelled; other
+  // requests nothing. Undefined fields are recorded as 0, not as stale memory. A null request
+  // gets MPI's empty status, which is defined.
+  if (null_request || (info && info->kind == RequestKind::recv) || !info) {
+    put_status(s, ignored);
+    return;
+  }
+  const unsigned bits = (ignored ? event_format::kStatusIgnored : 0) |
+                        (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE &&
+                                 status_cancelled(s)
+                             ? event_format::kStatusCancelled
+                             : 0);
+  put_status_fields(bits, 0, 0, 0);
+}
+
+void Call::put_completion_status(const MPI_Status* s, bool ignored, MPI_Request r) {
+  put_request_status(s, ignored, rec_->requests.find({r, 0}), r == MPI_REQUEST_NULL);
+}
+
+void Call::put_completion_status_at(const MPI_Status* s, bool ignored, const MPI_Request* r,
+                                    int index) {
+  if (!r || index < 0) {
+    // MPI_UNDEFINED: no request completed (MPI's empty status, or nothing defined at all).
+    put_status_fields(ignored ? event_format::kStatusIgnored : 0, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    return;
+  }
+  std::size_t seen = 0;
+  for (int j = 0; j < index; ++j) seen += r[j] == r[index];
+  put_request_status(s, ignored, rec_->requests.find({r[index], seen}),
+                     r[index] == MPI_REQUEST_NULL);
+}
+
+void Call::put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ignored,
+                                   const MPI_Request* r, std::int64_t nreq, const int* indices) {
+  if (n < 0) n = 0;
+  put_uint(static_cast<std::uint64_t>(n));
+  request_slots(r, nreq, slots_);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t i = indices ? indices[k] : k;
+    if (i < 0 || i >= static_cast<std::int64_t>(slots_.size())) {
+      put_status(s + k, ignored);
+      continue;
+    }
+    const RequestSlot& slot = slots_[static_cast<std::size_t>(i)];
+    put_request_status(s + k, ignored, rec_->requests.find(slot), slot.handle == MPI_REQUEST_NULL);
+  }
 }
 
 const MPI_Request* Call::copy_requests(const MPI_Request* r, std::int64_t n) {
@@ -394,77 +446,98 @@ void Call::capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                          bool persistent) {
-  const auto it = rec_->requests.find(r);
-  if (it == rec_->requests.end()) return;
-  it->second.kind = RequestKind::recv;
-  it->second.persistent = persistent;
-  it->second.layout = {{buf, count, type}};
+  RequestInfo* info = rec_->requests.newest(r);
+  if (!info) return;
+  info->kind = RequestKind::recv;
+  info->persistent = persistent;
+  info->layout = {{buf, count, type}};
 }
 
 void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
-  const auto it = rec_->requests.find(r);
-  if (it == rec_->requests.end()) return;
-  it->second.kind = RequestKind::collective;
-  it->second.persistent = persistent;
-  it->second.layout = std::move(layout);
+  RequestInfo* info = rec_->requests.newest(r);
+  if (!info) return;
+  info->kind = RequestKind::collective;
+  info->persistent = persistent;
+  info->layout = std::move(layout);
 }
 
 void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count,
                                  MPI_Datatype type) {
-  const auto it = rec_->requests.find(r);
-  if (it == rec_->requests.end()) return;
-  it->second.kind = RequestKind::send;
-  it->second.persistent = true;
-  it->second.send_buf = buf;
-  it->second.send_count = count;
-  it->second.send_type = type;
+  RequestInfo* info = rec_->requests.newest(r);
+  if (!info) return;
+  info->kind = RequestKind::send;
+  info->persistent = true;
+  info->send_buf = buf;
+  info->send_count = count;
+  info->send_type = type;
 }
 
-void Call::complete_slot(std::uint64_t slot, MPI_Request r, const MPI_Status* status) {
-  if (r == MPI_REQUEST_NULL) return;
-  const auto it = rec_->requests.find(r);
-  if (it == rec_->requests.end()) return;
-  RequestInfo& info = it->second;
-  if (info.kind == RequestKind::recv && status && !status_cancelled(status) &&
-      status->MPI_SOURCE != MPI_PROC_NULL) {
-    const RecvBlock& b = info.layout.front();
+void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
+                         std::vector<RequestSlot>& retired) {
+  RequestInfo* info = rec_->requests.find(request);
+  if (!info) return;
+  if (info->kind == RequestKind::recv && status && status != MPI_STATUS_IGNORE &&
+      !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
+    const RecvBlock& b = info->layout.front();
     const MPI_Count bytes = status_bytes(status);
     const TypeInfo& t = rec_->types.info(b.type);
     if (bytes > 0 && t.size > 0) capture({{b.base, (bytes + t.size - 1) / t.size, b.type}}, slot);
-  } else if (info.kind == RequestKind::collective) {
-    capture(info.layout, slot);
+  } else if (info->kind == RequestKind::collective) {
+    capture(info->layout, slot);
   }
-  if (!info.persistent) rec_->requests.erase(it);
+  if (!info->persistent) retired.push_back(request);
+}
+
+void Call::complete_one(MPI_Request r, const MPI_Status* status) {
+  std::vector<RequestSlot> retired;
+  complete_slot(0, {r, 0}, status, retired);
+  rec_->requests.retire(retired);
 }
 
 void Call::complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses) {
-  for (std::int64_t i = 0; r && i < n; ++i)
-    complete_slot(static_cast<std::uint64_t>(i), r[i], statuses + i);
+  request_slots(r, n, slots_);
+  std::vector<RequestSlot> retired;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    complete_slot(i, slots_[i], statuses + i, retired);
+  rec_->requests.retire(retired);
 }
 
 void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* status) {
-  if (r && index != MPI_UNDEFINED && index >= 0)
-    complete_slot(static_cast<std::uint64_t>(index), r[index], status);
+  if (!r || index == MPI_UNDEFINED || index < 0) return;
+  std::size_t seen = 0;
+  for (int j = 0; j < index; ++j) seen += r[j] == r[index];
+  std::vector<RequestSlot> retired;
+  complete_slot(static_cast<std::uint64_t>(index), {r[index], seen}, status, retired);
+  rec_->requests.retire(retired);
 }
 
-void Call::complete_some(const MPI_Request* r, int outcount, const int* indices,
-                         const MPI_Status* statuses) {
+void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount,
+                         const int* indices, const MPI_Status* statuses) {
   if (outcount == MPI_UNDEFINED || !r || !indices) return;
-  for (int k = 0; k < outcount; ++k)
-    complete_slot(static_cast<std::uint64_t>(indices[k]), r[indices[k]], statuses + k);
+  request_slots(r, nreq, slots_);
+  std::vector<RequestSlot> retired;
+  for (int k = 0; k < outcount; ++k) {
+    const int i = indices[k];
+    if (i < 0 || i >= static_cast<int>(slots_.size())) continue;
+    complete_slot(static_cast<std::uint64_t>(i), slots_[static_cast<std::size_t>(i)],
+                  statuses + k, retired);
+  }
+  rec_->requests.retire(retired);
 }
 
 void Call::start(MPI_Request r) {
-  const auto it = rec_->requests.find(r);
-  if (it == rec_->requests.end()) return;
-  const RequestInfo& info = it->second;
-  if (info.kind == RequestKind::send) hash_send(info.send_buf, info.send_count, info.send_type);
+  const RequestInfo* info = rec_->requests.find({r, 0});
+  if (info && info->kind == RequestKind::send)
+    hash_send(info->send_buf, info->send_count, info->send_type);
 }
 
 void Call::start_all(std::int64_t n, const MPI_Request* r) {
   for (std::int64_t i = 0; r && i < n; ++i) start(r[i]);
 }
 
-void Call::release(MPI_Request r) { rec_->requests.erase(r); }
+void Call::release(MPI_Request r) {
+  const RequestSlot slot{r, 0};
+  rec_->requests.retire({&slot, 1});
+}
 
 }  // namespace encore::dump

@@ -126,6 +126,12 @@ class Call {
   void put_requests(const MPI_Request* r, std::int64_t n);
   void put_status(const MPI_Status* s, bool ignored);
   void put_statuses(const MPI_Status* s, std::int64_t n, bool ignored);
+  // Statuses of completion calls: only the fields MPI defines for the request's kind.
+  void put_completion_status(const MPI_Status* s, bool ignored, MPI_Request r);
+  void put_completion_status_at(const MPI_Status* s, bool ignored, const MPI_Request* r,
+                                int index);
+  void put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ignored,
+                               const MPI_Request* r, std::int64_t nreq, const int* indices);
   const MPI_Request* copy_requests(const MPI_Request* r, std::int64_t n);
   MPI_Status* scratch_statuses(std::int64_t n);
 
@@ -151,10 +157,10 @@ class Call {
                      bool persistent);
   void track_collective(MPI_Request r, RecvLayout layout, bool persistent);
   void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
-  void complete_one(MPI_Request r, const MPI_Status* status) { complete_slot(0, r, status); }
+  void complete_one(MPI_Request r, const MPI_Status* status);
   void complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses);
   void complete_index(const MPI_Request* r, int index, const MPI_Status* status);
-  void complete_some(const MPI_Request* r, int outcount, const int* indices,
+  void complete_some(const MPI_Request* r, std::int64_t nreq, int outcount, const int* indices,
                      const MPI_Status* statuses);
   void start(MPI_Request r);
   void start_all(std::int64_t n, const MPI_Request* r);
@@ -185,7 +191,12 @@ class Call {
   void read_counters() noexcept;
   void emit_send_hashes();
   void begin_extra(event_format::Extra tag);
-  void complete_slot(std::uint64_t slot, MPI_Request r, const MPI_Status* status);
+  void complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
+                     std::vector<RequestSlot>& retired);
+  void put_request_ref(const RequestInfo* info);
+  void put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag, MPI_Count bytes);
+  void put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
+                          bool null_request);
   void put_members(MPI_Group g);
   void emit_signature(TypeInfo& t);
 
@@ -206,6 +217,7 @@ class Call {
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;
   std::unique_lock<std::mutex> lock_;
+  std::vector<RequestSlot> slots_;
 };
 
 }  // namespace encore::dump

@@ -237,9 +237,10 @@ FinalizeReport Recorder::before_finalize() {
   {
     std::lock_guard lock(threads_mu_);
     for (const auto& t : threads_) {
-      mine.events += t->events() + 1;  // + the Finalize event itself
+      mine.events += t->events();
       mine.payload += t->payload_bytes();
     }
+    ++mine.events;  // the MPI_Finalize event itself, committed after this report
   }
   const WriterStats ws = writer->stats();
   mine.raw = ws.raw_bytes;

@@ -19,6 +19,7 @@
 #include "handle_ids.hpp"
 #include "options.hpp"
 #include "recv_layout.hpp"
+#include "request_table.hpp"
 #include "segment_pool.hpp"
 #include "thread_stream.hpp"
 #include "trace_writer.hpp"
@@ -42,19 +43,6 @@ struct FinalizeReport {
   std::uint64_t overhead_ns = 0;
   std::uint64_t raw = 0;
   std::uint64_t stored = 0;
-};
-
-enum class RequestKind : std::uint8_t { send, recv, collective, other };
-
-struct RequestInfo {
-  std::uint16_t thread = 0;
-  std::uint64_t event = 0;  // index of the creating event in its thread's stream
-  RequestKind kind = RequestKind::other;
-  bool persistent = false;
-  RecvLayout layout;        // recv: the posted buffer; collective: its receive blocks
-  const void* send_buf = nullptr;  // persistent sends: hashed at every MPI_Start
-  MPI_Count send_count = 0;
-  MPI_Datatype send_type = MPI_DATATYPE_NULL;
 };
 
 class Recorder {
@@ -81,7 +69,7 @@ class Recorder {
   Datatypes types;
   std::unique_ptr<HandleIds> other_ids[static_cast<int>(HandleKind::request) + 1];
   std::unordered_map<MPI_Comm, CommInfo> comms;
-  std::unordered_map<MPI_Request, RequestInfo> requests;
+  RequestTable requests;
   std::mutex shared_mu;  // guards the tables above under MPI_THREAD_MULTIPLE
 
   ThreadStream* register_thread();

@@ -175,12 +175,44 @@ HOOKS = [
     (r"MPI_Waitany", None, "c.complete_index(array_of_requests_in, *indx, status);"),
     (r"MPI_Testany", None, "if (*flag) c.complete_index(array_of_requests_in, *indx, status);"),
     (r"MPI_(Wait|Test)some", None,
-     "c.complete_some(array_of_requests_in, *outcount, array_of_indices, array_of_statuses);"),
+     "c.complete_some(array_of_requests_in, incount, *outcount, array_of_indices, "
+     "array_of_statuses);"),
     (r"MPI_Start", None, "c.start(request_in);"),
     (r"MPI_Startall", None, "c.start_all(count, array_of_requests_in);"),
     (r"MPI_Request_free", None, "c.release(request_in);"),
     (r"MPI_Type_commit", None, "c.define_datatype(datatype_in);"),
 ]
+
+# Statuses of completion calls are encoded knowing which request they belong to: MPI defines
+# source, tag and count only for receives, and nothing while a test says "not yet".
+STATUS_ENCODERS = {
+    "MPI_Wait": "c.put_completion_status(status, status_user == MPI_STATUS_IGNORE, request_in);",
+    "MPI_Test": "c.put_completion_status(*flag ? status : nullptr, "
+                "status_user == MPI_STATUS_IGNORE, request_in);",
+    "MPI_Request_get_status": "c.put_completion_status(*flag ? status : nullptr, "
+                              "status_user == MPI_STATUS_IGNORE, request);",
+    "MPI_Waitany": "c.put_completion_status_at(status, status_user == MPI_STATUS_IGNORE, "
+                   "array_of_requests_in, *indx);",
+    "MPI_Testany": "c.put_completion_status_at(*flag ? status : nullptr, "
+                   "status_user == MPI_STATUS_IGNORE, array_of_requests_in, *indx);",
+    "MPI_Waitall": "c.put_completion_statuses(array_of_statuses, {len}, "
+                   "array_of_statuses_user == MPI_STATUSES_IGNORE, array_of_requests_in, count, "
+                   "nullptr);",
+    "MPI_Testall": "c.put_completion_statuses(array_of_statuses, {len}, "
+                   "array_of_statuses_user == MPI_STATUSES_IGNORE, array_of_requests_in, count, "
+                   "nullptr);",
+    "MPI_Waitsome": "c.put_completion_statuses(array_of_statuses, {len}, "
+                    "array_of_statuses_user == MPI_STATUSES_IGNORE, array_of_requests_in, "
+                    "incount, array_of_indices);",
+    "MPI_Testsome": "c.put_completion_statuses(array_of_statuses, {len}, "
+                    "array_of_statuses_user == MPI_STATUSES_IGNORE, array_of_requests_in, "
+                    "incount, array_of_indices);",
+}
+
+
+def status_encoder(name):
+    return STATUS_ENCODERS.get(base_name(name))
+
 
 # Receive layouts of collectives, as C++ expressions building an encore::dump::RecvLayout.
 _COLL_LAYOUTS = {

@@ -309,6 +309,10 @@ def _encode(f, params):
             stmt = f"c.put_requests({n}_in, {_length_expr(f, params, length)});"
         elif role == "status_in":
             stmt = f"c.put_status({n}, false);"
+        elif role in ("status_out", "status_array") and overlay.status_encoder(f.name):
+            stmt = overlay.status_encoder(f.name)
+            if role == "status_array":
+                stmt = stmt.format(len=_length_expr(f, params, length))
         elif role == "status_out":
             stmt = f"c.put_status({n}, {n}_user == MPI_STATUS_IGNORE);"
         elif role == "status_array":
