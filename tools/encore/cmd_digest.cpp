@@ -4,10 +4,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "encore/byte_order.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
 #include "encore/payload_reader.hpp"
@@ -22,6 +25,7 @@ struct DigestOptions {
   std::string trace;
   std::optional<std::int64_t> rank;
   std::string until_last;
+  bool as_stored = false;
 };
 
 std::unique_ptr<RankEventReader> open_events(const Trace& t, std::uint32_t rank) {
@@ -52,7 +56,8 @@ std::uint64_t last_call(const Trace& t, std::uint32_t rank, std::uint16_t functi
   return last.value_or(n);
 }
 
-std::uint64_t digest_rank(const Trace& t, std::uint32_t rank, std::optional<std::uint16_t> until) {
+std::uint64_t digest_rank(const Trace& t, std::uint32_t rank, std::optional<std::uint16_t> until,
+                          bool as_stored) {
   require_rank_files(t, rank);
   const std::uint64_t stop = until ? last_call(t, rank, *until) : UINT64_MAX;
   auto reader = open_events(t, rank);
@@ -69,11 +74,36 @@ std::uint64_t digest_rank(const Trace& t, std::uint32_t rank, std::optional<std:
       h *= kFnvPrime;
     }
   };
+  // Payloads recorded in the other byte order are converted back first, element by element
+  // with the datatype's signature, so the digest is the one the program computed.
+  const bool convert = !as_stored && payload->byte_order() != host_byte_order();
+  std::unordered_map<std::uint64_t, std::vector<SignatureRun>> signatures;
+  std::vector<std::byte> buffer;
+  const auto collect = [&buffer](std::span<const std::byte> bytes) {
+    buffer.insert(buffer.end(), bytes.begin(), bytes.end());
+  };
   Event ev;
   for (std::uint64_t n = 0; n < stop && reader->next(ev); ++n) {
+    for (const DatatypeSignature& sig : ev.signatures) {
+      auto& runs = signatures[sig.datatype];
+      runs.clear();
+      for (const auto& [size, repeat] : sig.runs) runs.push_back({size, repeat});
+    }
     for (const PayloadRef& p : ev.payloads) {
       try {
-        payload->read(ev.thread, p.offset, p.bytes, sink);
+        if (!convert) {
+          payload->read(ev.thread, p.offset, p.bytes, sink);
+          continue;
+        }
+        buffer.clear();
+        payload->read(ev.thread, p.offset, p.bytes, collect);
+        const auto it = signatures.find(p.datatype);
+        if (it == signatures.end() || it->second.empty())
+          throw Error(fmt::format("rank {} event {}: no element signature for datatype #{}, the "
+                                  "payload cannot be converted to this host's byte order",
+                                  rank, ev.index, p.datatype));
+        swap_elements(buffer, it->second);
+        sink(buffer);
       } catch (const Error& e) {
         throw ExitError(kExitTraceProblem, e.what());
       }
@@ -96,7 +126,7 @@ int digest(const DigestOptions& o) {
   const std::uint32_t first = o.rank ? static_cast<std::uint32_t>(*o.rank) : 0;
   const std::uint32_t last = o.rank ? first + 1 : t.manifest.nprocs;
   for (std::uint32_t r = first; r < last; ++r) {
-    fmt::print("digest rank={} recv={:016x}\n", r, digest_rank(t, r, until));
+    fmt::print("digest rank={} recv={:016x}\n", r, digest_rank(t, r, until, o.as_stored));
     std::fflush(stdout);
   }
   return kExitOk;
@@ -113,6 +143,9 @@ Subcommand add_digest(CLI::App& parent) {
   app->add_option("--until-last", o->until_last,
                   "Stop before the rank's last call of this function (e.g. MPI_Gather: the "
                   "examples report their digests with a final gather they do not hash).");
+  app->add_flag("--as-stored", o->as_stored,
+                "Hash the bytes as stored, without converting a payload recorded in the other "
+                "byte order (ENCORE_PAYLOAD_ORDER) back to this host's.");
   app->footer(std::string(kExitCodesFooter) +
               "\nPrints 'digest rank=R recv=<16 hex digits>' per rank. Payloads missing from "
               "the trace (cut or damaged streams) are an error (exit 1), not a short digest.");
