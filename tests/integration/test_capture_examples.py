@@ -73,6 +73,34 @@ class CaptureExamples(harness.TempDirTest):
             self.assertEqual(converted, got[rank][0])
             self.assertNotEqual(stored, got[rank][0])
 
+    def test_call_sites_resolve_to_source_lines(self):
+        trace = self.tmp / "ring-sites"
+        harness.record(trace, 2, harness.example("ring"), options=["--callsites"])
+        self.assertTrue((trace / "rank-00000.callsites.json").exists())
+        stats = json.loads(harness.run([harness.TOOL, "stats", str(trace), "--json"]).stdout)
+        sites = [s.get("site", "") for s in stats["ranks"][0]["callsites"]]
+        self.assertTrue(any(re.match(r"main \(ring\.c:\d+\)", s) for s in sites), sites)
+
+    def test_papi_counters_or_one_clear_warning(self):
+        trace = self.tmp / "ring-papi"
+        rec = harness.record(trace, 2, harness.example("ring"),
+                             options=["--papi-events", "PAPI_TOT_INS,PAPI_TOT_CYC"])
+        manifest = json.loads((trace / "manifest.json").read_text())
+        papi = manifest["papi"]
+        self.assertEqual(papi["requested"], ["PAPI_TOT_INS", "PAPI_TOT_CYC"])
+        warnings = [l for l in rec.stderr.splitlines() if "PAPI counters unavailable" in l]
+        if papi["available"]:
+            self.assertEqual(warnings, [])
+            show = harness.run([harness.TOOL, "show", str(trace), "--rank", "0"]).stdout
+            self.assertIn("counters", show)
+        else:
+            # This machine has no usable counters (common in VMs): one line, naming PAPI's
+            # reason, and the capture still completes.
+            self.assertEqual(len(warnings), 1, rec.stderr)
+            self.assertTrue(papi["reason"])
+            self.assertIn(papi["reason"], warnings[0])
+            harness.run([harness.TOOL, "check", str(trace)])
+
     def test_stats_counts_match_the_program(self):
         # ring at 2 ranks, 3 laps: rank 0 starts 3 token sends and 3 token receives.
         trace = self.tmp / "ring-stats"

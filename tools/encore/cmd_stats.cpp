@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "callsite_names.hpp"
 #include "common.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
@@ -139,7 +140,7 @@ double percent(std::uint64_t part, std::uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
-nlohmann::json to_json(const RankStats& s, bool total) {
+nlohmann::json to_json(const RankStats& s, bool total, const CallsiteNames* names) {
   const auto table = function_table();
   nlohmann::json j;
   if (!total) {
@@ -166,14 +167,17 @@ nlohmann::json to_json(const RankStats& s, bool total) {
   }
   if (!total) {
     auto& sites = j["callsites"] = nlohmann::json::array();
-    for (const auto& [id, n] : top_callsites(s.callsites)) sites.push_back({{"id", id}, {"calls", n}});
+    for (const auto& [id, n] : top_callsites(s.callsites)) {
+      sites.push_back({{"id", id}, {"calls", n}});
+      if (names) sites.back()["site"] = names->name(id);
+    }
   }
   j["complete"] = s.complete;
   if (!total && !s.problem.empty()) j["problem"] = s.problem;
   return j;
 }
 
-void print_text(const RankStats& s, const std::string& title) {
+void print_text(const RankStats& s, const std::string& title, const CallsiteNames* names) {
   const auto table = function_table();
   fmt::print("{}: {} events{}, wall {}\n", title, s.events,
              s.threads.size() > 1 ? fmt::format(" on {} threads", s.threads.size()) : "",
@@ -198,8 +202,10 @@ void print_text(const RankStats& s, const std::string& title) {
              opaque.empty() ? "none" : opaque);
   if (!s.callsites.empty()) {
     std::string sites;
-    for (const auto& [id, n] : top_callsites(s.callsites))
-      sites += fmt::format("{}#{} x{}", sites.empty() ? "" : ", ", id, n);
+    for (const auto& [id, n] : top_callsites(s.callsites)) {
+      sites += fmt::format("{}#{} {} x{}", sites.empty() ? "" : ", ", id,
+                           names ? names->name(id) : "", n);
+    }
     fmt::print("  top call sites: {}\n", sites);
   }
   if (!s.complete) fmt::print("  INCOMPLETE: {}\n", s.problem);
@@ -216,15 +222,18 @@ int stats(const StatsOptions& o) {
   for (std::uint32_t r = 0; r < t.manifest.nprocs; ++r) {
     RankStats s = collect(t, r);
     total.add(s);
-    if (o.json) doc["ranks"].push_back(to_json(s, false));
-    else print_text(s, fmt::format("rank {}", r));
+    std::optional<CallsiteNames> names;
+    if (!s.callsites.empty()) names.emplace(t.dir.root(), r);
+    const CallsiteNames* n = names && !names->empty() ? &*names : nullptr;
+    if (o.json) doc["ranks"].push_back(to_json(s, false, n));
+    else print_text(s, fmt::format("rank {}", r), n);
     if (!s.complete) ranks.push_back(std::move(s));  // only the problems are kept
   }
   if (o.json) {
-    doc["total"] = to_json(total, true);
+    doc["total"] = to_json(total, true, nullptr);
     fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   } else {
-    print_text(total, fmt::format("total ({} ranks)", t.manifest.nprocs));
+    print_text(total, fmt::format("total ({} ranks)", t.manifest.nprocs), nullptr);
   }
   for (const RankStats& s : ranks) print_error(s.problem);
   return ranks.empty() ? kExitOk : kExitTraceProblem;
