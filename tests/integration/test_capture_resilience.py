@@ -51,6 +51,18 @@ class Resilience(harness.TempDirTest):
             calls = show.stdout.count("MPI_Sendrecv_replace")
             self.assertGreater(calls, 100, f"rank {rank}: only {calls} calls before the cut")
 
+    def test_abort_flushes_and_says_so(self):
+        trace = self.tmp / "aborted"
+        rec = harness.record(trace, 2, f"{PROGRAMS}/test_abort_mid", 50, check=False)
+        self.assertNotEqual(rec.returncode, 0)
+        check = harness.run([harness.TOOL, "check", str(trace)], check=False)
+        self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
+        self.assertRegex(check.stdout, r"rank 1: .*aborted")
+        show = harness.run([harness.TOOL, "show", str(trace), "--rank", "1"], check=False).stdout
+        calls = re.findall(r"^r1 t0 #\d+ (MPI_\w+)", show, re.M)
+        self.assertEqual(calls.count("MPI_Sendrecv_replace"), 50)
+        self.assertEqual(calls[-1], "MPI_Abort")
+
     @staticmethod
     def _is_rank(pid):
         try:
