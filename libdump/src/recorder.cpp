@@ -188,6 +188,7 @@ void Recorder::start(int thread_level) {
   std::error_code ec;
   std::filesystem::create_directories(dir.root(), ec);
   PMPI_Barrier(MPI_COMM_WORLD);
+  int ok = 1;
   try {
     rec->writer = std::make_unique<TraceWriter>(
         dir.events_path(static_cast<std::uint32_t>(rec->rank)),
@@ -195,7 +196,15 @@ void Recorder::start(int thread_level) {
         static_cast<std::uint32_t>(rec->rank), opts.payload_byte_order(), opts.event_level,
         opts.payload_level, opts.flush_interval_ns, rec->pool);
   } catch (const Error& e) {
-    std::fprintf(stderr, "encore: rank %d: not recording: %s\n", rec->rank, e.what());
+    std::fprintf(stderr, "encore: rank %d cannot write its trace: %s\n", rec->rank, e.what());
+    ok = 0;
+  }
+  // The tool's own collectives (here and at MPI_Finalize) need every rank: all record or none.
+  int all_ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) {
+    if (rec->rank == 0)
+      std::fprintf(stderr, "encore: not recording this run: a rank cannot write its trace\n");
     return;
   }
 
@@ -232,8 +241,8 @@ FinalizeReport Recorder::before_finalize() {
   writer->flush_now();
   struct Totals {
     std::int64_t offset;
-    std::uint64_t events, payload, overhead, raw, stored;
-  } mine{offset, 0, 0, total_overhead_ns(), 0, 0};
+    std::uint64_t events, payload, overhead, raw, stored, failed;
+  } mine{offset, 0, 0, total_overhead_ns(), 0, 0, writer->failure().empty() ? 0u : 1u};
   {
     std::lock_guard lock(threads_mu_);
     for (const auto& t : threads_) {
@@ -262,6 +271,8 @@ FinalizeReport Recorder::before_finalize() {
     report.overhead_ns += t.overhead;
     report.raw += t.raw;
     report.stored += t.stored;
+    report.failed_ranks += static_cast<int>(t.failed);
+    if (t.failed) info.status = RankStatus::aborted;
   }
   return report;
 }
@@ -276,6 +287,10 @@ void Recorder::after_finalize(const FinalizeReport& report) {
     save_manifest(rank0_manifest(), dir.manifest_path());
   } catch (const Error& e) {
     std::fprintf(stderr, "encore: cannot write the manifest: %s\n", e.what());
+  }
+  if (report.failed_ranks) {
+    std::fprintf(stderr, "encore: the trace of %d rank(s) is cut short (see the lines above); "
+                 "`encore check %s` shows where\n", report.failed_ranks, options.trace_dir.c_str());
   }
   if (!options.quiet) {
     const double ratio =

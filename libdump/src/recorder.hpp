@@ -43,6 +43,7 @@ struct FinalizeReport {
   std::uint64_t overhead_ns = 0;
   std::uint64_t raw = 0;
   std::uint64_t stored = 0;
+  int failed_ranks = 0;  // ranks whose trace could not be written completely
 };
 
 class Recorder {

@@ -24,7 +24,8 @@ FileHeader file_header(StreamKind kind, std::uint32_t rank, ByteOrder order) {
 TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
                          std::uint32_t rank, ByteOrder payload_order, int event_level,
                          int payload_level, std::uint64_t flush_interval_ns, SegmentPool& pool)
-    : events_(events, file_header(StreamKind::events, rank, host_byte_order())),
+    : rank_(rank),
+      events_(events, file_header(StreamKind::events, rank, host_byte_order())),
       payload_(payload, file_header(StreamKind::payload, rank, payload_order)),
       event_level_(event_level),
       payload_level_(payload_level),
@@ -199,7 +200,8 @@ std::size_t TraceWriter::write_chunk(StreamFileWriter& file, const ChunkHeader& 
 
 void TraceWriter::fail(const std::string& message) {
   failure_ = message;
-  std::fprintf(stderr, "encore: capture stopped, trace cut here: %s\n", message.c_str());
+  std::fprintf(stderr, "encore: rank %u: capture stopped, its trace ends here: %s\n", rank_,
+               message.c_str());
 }
 
 void TraceWriter::finish(EndStatus status) {

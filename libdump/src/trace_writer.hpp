@@ -67,6 +67,7 @@ class TraceWriter {
                           std::span<const std::byte> raw, int level);
   void fail(const std::string& message);
 
+  std::uint32_t rank_;
   StreamFileWriter events_;
   StreamFileWriter payload_;
   ChunkCompressor compressor_;

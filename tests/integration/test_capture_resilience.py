@@ -63,6 +63,35 @@ class Resilience(harness.TempDirTest):
         self.assertEqual(calls.count("MPI_Sendrecv_replace"), 50)
         self.assertEqual(calls[-1], "MPI_Abort")
 
+    def test_disk_full(self):
+        # A 300 KiB tmpfs fills up while the 1 MiB ping-pong is recorded: each rank says once
+        # that its trace stops there, the program itself finishes normally, and what was
+        # written reads back up to the cut.
+        mnt = self.tmp / "small"
+        mnt.mkdir()
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(mnt)],
+                                 capture_output=True, text=True)
+        if mounted.returncode != 0:
+            self.skipTest(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
+        try:
+            trace = mnt / "t"
+            env = {"ENCORE_TRACE_DIR": str(trace), "ENCORE_FLUSH_MS": "50",
+                   "LD_PRELOAD": harness.DUMP_LIB}
+            loops = os.path.join(os.environ.get("ENCORE_BUILD_DIR", "build"), "bench/bench_capture_loops")
+            p = harness.run([harness.MPIEXEC, "-n", "2", loops, "20000", "20"], env=env, check=False)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("loop=pingpong1M", p.stdout)
+            cut = [l for l in p.stderr.splitlines() if "capture stopped" in l]
+            self.assertTrue(cut, p.stderr)
+            for line in cut:
+                self.assertRegex(line, r"^encore: rank \d: capture stopped, its trace ends here: "
+                                       r".*No space left on device")
+            check = harness.run([harness.TOOL, "check", str(trace)], check=False)
+            self.assertIn(check.returncode, (1, 3), check.stdout + check.stderr)
+            self.assertNotIn("Segmentation", check.stderr)
+        finally:
+            subprocess.run(["umount", str(mnt)], capture_output=True)
+
     @staticmethod
     def _is_rank(pid):
         try:
