@@ -2,7 +2,8 @@
  * the timer adds no MPI calls): an 8-byte ping-pong, an MPI_Iprobe polling loop, and a 1 MiB
  * ping-pong whose received bytes capture must copy into the trace. Prints one line per loop:
  *   loop=<name> iters=<n> ns_per_iter=<x> bytes=<message size>
- * Run it under mpiexec -n 2, plain and under `encore record`, and compare (bench/capture.py). */
+ * Run it under mpiexec -n 2, plain and under `encore record`, and compare (bench/capture.py).
+ * Arguments: [small-message iterations] [1 MiB iterations] [all|pingpong8|iprobe|pingpong1M] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,10 +73,12 @@ int main(int argc, char** argv) {
   }
   const int small = argc > 1 ? atoi(argv[1]) : 200000;
   const int large = argc > 2 ? atoi(argv[2]) : 400;
+  const char* only = argc > 3 ? argv[3] : "all";
+  const int all = strcmp(only, "all") == 0;
   pingpong(rank, small / 10, 8, "warmup");
-  pingpong(rank, small, 8, "pingpong8");
-  iprobe_loop(rank, small / 4);
-  pingpong(rank, large, 1 << 20, "pingpong1M");
+  if (all || strcmp(only, "pingpong8") == 0) pingpong(rank, small, 8, "pingpong8");
+  if (all || strcmp(only, "iprobe") == 0) iprobe_loop(rank, small / 4);
+  if (all || strcmp(only, "pingpong1M") == 0) pingpong(rank, large, 1 << 20, "pingpong1M");
   MPI_Finalize();
   return 0;
 }

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Capture benchmarks: every figure is a ratio against an untraced run measured in the same
+invocation, variants alternated (A B A B ...), medians with their spread.
+
+  bench/capture.py [--build DIR] [--rounds N]
+
+Measures, on 2 ranks (one per core):
+  * the 8-byte ping-pong and an MPI_Iprobe polling loop: time per iteration, traced / plain,
+    and the capture cost per MPI call it implies;
+  * 1 MiB ping-pong: slowdown, and the rate at which received bytes go into the log as the
+    application sees it (payload bytes / tool time charged in the rank);
+  * halo2d: bytes per event in the trace and the overhead on its own timed loop.
+The loops time themselves (CLOCK_MONOTONIC inside the program): mpiexec start-up is excluded.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run(cmd, env=None):
+    full = dict(os.environ, **(env or {}))
+    p = subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=900)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stderr}")
+    return p.stdout
+
+
+def loops(out):
+    return {m.group(1): float(m.group(2))
+            for m in re.finditer(r"loop=(\w+) iters=\d+ ns_per_iter=([\d.]+)", out)}
+
+
+def summary(values):
+    med = statistics.median(values)
+    return med, min(values), max(values)
+
+
+def fmt(values, unit=""):
+    med, lo, hi = summary(values)
+    return f"{med:10.1f}{unit} [{lo:.1f} .. {hi:.1f}]"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--small", type=int, default=200000, help="small-message iterations")
+    ap.add_argument("--large", type=int, default=300, help="1 MiB iterations")
+    args = ap.parse_args()
+    build = pathlib.Path(args.build)
+    tool = build / "tools/encore/encore"
+    loops_bin = build / "bench/bench_capture_loops"
+    halo = build / "examples/example_halo2d"
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-bench-"))
+    mpiexec = ["mpiexec", "-n", "2"]
+
+    def traced(trace, cmd):
+        shutil.rmtree(trace, ignore_errors=True)
+        return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd])
+
+    print(f"capture benchmarks: {args.rounds} rounds, A/B alternated, median [min .. max]\n")
+
+    # Small messages and polling --------------------------------------------------------------
+    plain, rec = {}, {}
+    for _ in range(args.rounds):
+        for name, v in loops(run([*mpiexec, str(loops_bin), str(args.small), "0", "all"])).items():
+            plain.setdefault(name, []).append(v)
+        out = traced(tmp / "loops", [str(loops_bin), str(args.small), "0", "all"])
+        for name, v in loops(out).items():
+            rec.setdefault(name, []).append(v)
+    # One iteration of each loop is 2 MPI calls per rank (pingpong8) or 3 + polls (iprobe).
+    for name, calls in (("pingpong8", 2), ("iprobe", None)):
+        if name not in plain:
+            continue
+        ratios = [r / p for r, p in zip(rec[name], plain[name])]
+        print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   traced {fmt(rec[name], ' ns/iter')}")
+        line = f"{'':12s} ratio {fmt(ratios, 'x')}"
+        if calls:
+            per_call = [(r - p) / calls for r, p in zip(rec[name], plain[name])]
+            line += f"   capture cost {fmt(per_call, ' ns/call')}"
+        print(line)
+
+    # 1 MiB messages --------------------------------------------------------------------------
+    plain1m, rec1m, rates = [], [], []
+    for _ in range(args.rounds):
+        plain1m.append(loops(run([*mpiexec, str(loops_bin), "1000", str(args.large), "pingpong1M"]))["pingpong1M"])
+        out = traced(tmp / "big", [str(loops_bin), "1000", str(args.large), "pingpong1M"])
+        rec1m.append(loops(out)["pingpong1M"])
+        stats = json.loads(run([str(tool), "stats", str(tmp / "big"), "--json"]))
+        for r in stats["ranks"]:
+            if r["overhead_ns"]:
+                rates.append(r["bytes_received"] / r["overhead_ns"])  # bytes per ns = GB/s
+    print(f"{'pingpong1M':12s} plain {fmt([v / 1e3 for v in plain1m], ' us/iter')}   "
+          f"traced {fmt([v / 1e3 for v in rec1m], ' us/iter')}")
+    print(f"{'':12s} ratio {fmt([r / p for r, p in zip(rec1m, plain1m)], 'x')}   "
+          f"into the log {fmt(rates, ' GB/s per rank')} (received bytes / tool time in the rank)")
+
+    # halo2d ----------------------------------------------------------------------------------
+    halo_args = ["512", "400", "1"]
+    plain_t, rec_t, bpe = [], [], []
+    for _ in range(args.rounds):
+        out = run([*mpiexec, str(halo), *halo_args])
+        plain_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
+        out = traced(tmp / "halo", [str(halo), *halo_args])
+        rec_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
+        stats = json.loads(run([str(tool), "stats", str(tmp / "halo"), "--json"]))
+        events = sum(r["events"] for r in stats["ranks"])
+        size = sum(f.stat().st_size for f in (tmp / "halo").glob("rank-*.events"))
+        bpe.append(size / events)
+    print(f"{'halo2d':12s} plain {fmt([t * 1e3 for t in plain_t], ' ms')}   traced {fmt([t * 1e3 for t in rec_t], ' ms')}")
+    print(f"{'':12s} overhead {fmt([(r / p - 1) * 100 for r, p in zip(rec_t, plain_t)], ' %')}   "
+          f"events file {fmt(bpe, ' bytes/event')} (headers included)")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
