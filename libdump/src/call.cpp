@@ -9,6 +9,10 @@ namespace encore::dump {
 
 using event_format::Extra;
 
+// Copying or hashing this little contiguous data costs a few ns: such a call still counts as
+// light (its post-work is estimated, not measured; see commit()).
+constexpr std::size_t kLightBytes = 256;
+
 // Encoding ------------------------------------------------------------------------------------
 
 void Call::grow(std::size_t n) {
@@ -369,9 +373,9 @@ std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype
 
 void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
-  heavy_ = true;
   TypeInfo& t = rec_->types.info(type);
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
+  if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   // Kept until commit: a send may be hashed before the PMPI call (MPI_Sendrecv_replace
   // overwrites its buffer), when the event's fixed part is not written yet.
   ts_->send_hashes.push_back({XXH3_64bits(data.data(), data.size()), data.size()});
@@ -422,7 +426,7 @@ void Call::capture(const RecvLayout& layout, std::uint64_t slot) {
       if (!t.signature.empty()) swap_elements(mut, t.signature);
       data = mut;
     }
-    heavy_ = true;
+    if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
     ts_->append_payload(data);
     begin_extra(Extra::payload);
     put_uint(slot);

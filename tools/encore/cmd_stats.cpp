@@ -25,6 +25,7 @@ constexpr std::size_t kTopCallsites = 10;
 struct FunctionStats {
   std::uint64_t calls = 0;
   std::uint64_t time_ns = 0;
+  std::uint64_t tool_ns = 0;  // capture overhead spent around these calls
 };
 
 struct RankStats {
@@ -84,8 +85,14 @@ RankStats collect(const Trace& t, std::uint32_t rank) {
   RankStats s;
   s.rank = rank;
   std::unordered_map<std::uint16_t, std::uint64_t> prev_end;
+  // An event's overhead is mostly the previous call's post-processing (its payload copy, its
+  // hash): it is charged to the previous call of the same thread.
+  std::unordered_map<std::uint16_t, std::uint16_t> prev_function;
   Event ev;
   while (reader->next(ev)) {
+    if (const auto pf = prev_function.find(ev.thread); pf != prev_function.end())
+      s.functions[pf->second].tool_ns += ev.overhead_ns;
+    prev_function[ev.thread] = ev.function;
     ++s.events;
     s.threads.insert(ev.thread);
     auto& prev = prev_end[ev.thread];
@@ -162,7 +169,10 @@ nlohmann::json to_json(const RankStats& s, bool total, const CallsiteNames* name
   auto& fns = j["functions"] = nlohmann::json::array();
   auto& opaque = j["opaque"] = nlohmann::json::array();
   for (const auto& [f, fs] : by_count(s.functions)) {
-    fns.push_back({{"name", table[f].name}, {"calls", fs.calls}, {"time_ns", fs.time_ns}});
+    fns.push_back({{"name", table[f].name},
+                   {"calls", fs.calls},
+                   {"time_ns", fs.time_ns},
+                   {"tool_ns", fs.tool_ns}});
     if (!table[f].modelled) opaque.push_back({{"name", table[f].name}, {"calls", fs.calls}});
   }
   if (!total) {
