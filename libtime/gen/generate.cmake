@@ -4,7 +4,8 @@
 set(ENCORE_GEN_DIR ${CMAKE_CURRENT_BINARY_DIR}/gen)
 set(ENCORE_GENERATOR ${CMAKE_CURRENT_SOURCE_DIR}/gen/mpi_table.py)
 set(ENCORE_GENERATOR_INPUTS ${ENCORE_GENERATOR} ${CMAKE_CURRENT_SOURCE_DIR}/gen/mpi_overlay.py
-    ${CMAKE_CURRENT_SOURCE_DIR}/gen/mpi_header.py ${ENCORE_MPI_H}/mpi.h)
+    ${CMAKE_CURRENT_SOURCE_DIR}/gen/mpi_header.py ${CMAKE_CURRENT_SOURCE_DIR}/gen/replay_shims.py
+    ${ENCORE_MPI_H}/mpi.h)
 add_custom_command(
   OUTPUT ${ENCORE_GEN_DIR}/include/encore/mpi_table.hpp ${ENCORE_GEN_DIR}/mpi_table.cpp
   COMMAND Python3::Interpreter ${ENCORE_GENERATOR} --mpi-include ${ENCORE_MPI_H}

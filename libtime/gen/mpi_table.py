@@ -14,6 +14,7 @@ import sys
 
 import mpi_header
 import mpi_overlay as overlay
+import replay_shims
 
 HANDLE_KINDS = ["comm", "group", "datatype", "op", "info", "errhandler", "win", "file", "message",
                 "session", "request"]
@@ -414,6 +415,7 @@ def main(argv):
     ap.add_argument("--table-header")
     ap.add_argument("--table-source")
     ap.add_argument("--dump-shims")
+    ap.add_argument("--replay-shims")
     ap.add_argument("--mpi-library", help="libmpich.so: shims are made only for the PMPI "
                     "functions it defines (mpi.h declares a few, e.g. the f08 status "
                     "converters, that some builds leave out)")
@@ -436,6 +438,8 @@ def main(argv):
                          emit_table_source(described, handles, "encore/mpi_table.hpp"))
     if args.dump_shims:
         write_if_changed(args.dump_shims, emit_dump_shims(described))
+    if args.replay_shims:
+        write_if_changed(args.replay_shims, replay_shims.emit_replay_shims(described, enum_name))
     if args.list:
         for f, modelled, cat, params in described:
             roles = ", ".join(f"{p.name if p else 'return'}:{r}" for p, r, *_ in params)

@@ -1,0 +1,227 @@
+#include "replayer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "encore/error.hpp"
+#include "encore/event_format.hpp"
+#include "encore/mpi_table.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore::replay {
+
+Replayer* Replayer::instance_ = nullptr;
+
+namespace {
+
+// Handles the replay gives out for objects the program creates. They must never equal one of
+// MPICH's predefined handles, which applications have compiled in.
+constexpr std::int64_t kCommBase = 0x84100000;
+constexpr std::int64_t kOpBase = 0x98100000;
+constexpr std::int64_t kRequestBase = 0x2c100000;
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+}  // namespace
+
+ReplayOptions ReplayOptions::from_environment() {
+  ReplayOptions o;
+  std::unordered_map<std::string, std::string> file;
+  if (const char* cfg = std::getenv("ENCORE_REPLAY_CONFIG"); cfg && *cfg) {
+    std::ifstream in(cfg);
+    if (!in) {
+      std::fprintf(stderr, "encore replay: cannot read ENCORE_REPLAY_CONFIG=%s\n", cfg);
+      std::exit(kReplayErrorExit);
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto eq = line.find('=');
+      if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+      file[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+  }
+  const auto get = [&](const char* key) {
+    const auto it = file.find(key);
+    return env_or(key, it == file.end() ? "" : it->second);
+  };
+  o.trace = get("ENCORE_REPLAY_TRACE");
+  const std::string rank = get("ENCORE_REPLAY_RANK");
+  if (o.trace.empty() || rank.empty()) {
+    std::fprintf(stderr,
+                 "encore replay: set ENCORE_REPLAY_TRACE and ENCORE_REPLAY_RANK (or "
+                 "ENCORE_REPLAY_CONFIG), or run the program with `encore replay`\n");
+    std::exit(kReplayErrorExit);
+  }
+  char* end = nullptr;
+  const long r = std::strtol(rank.c_str(), &end, 10);
+  if (*end || r < 0) {
+    std::fprintf(stderr, "encore replay: ENCORE_REPLAY_RANK=%s is not a rank number\n", rank.c_str());
+    std::exit(kReplayErrorExit);
+  }
+  o.rank = static_cast<std::uint32_t>(r);
+  o.wtime_recorded = get("ENCORE_REPLAY_WTIME") == "recorded";
+  o.quiet = get("ENCORE_QUIET") == "1";
+  return o;
+}
+
+Replayer& Replayer::start() {
+  if (!instance_) instance_ = new Replayer(ReplayOptions::from_environment());
+  return *instance_;
+}
+
+Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
+  try {
+    const TraceDir dir(options_.trace);
+    manifest_ = load_manifest(dir.manifest_path());
+    if (options_.rank >= manifest_.nprocs) {
+      fail("rank " + std::to_string(options_.rank) + " is not in " + options_.trace + " (" +
+           std::to_string(manifest_.nprocs) + " ranks)");
+    }
+    if (manifest_.function_table.hash != kFunctionTableHash) {
+      std::fprintf(stderr,
+                   "encore replay: warning: %s was recorded with another MPI function table "
+                   "(%s, this library has %s)\n",
+                   options_.trace.c_str(), manifest_.function_table.hash.c_str(),
+                   std::string(kFunctionTableHash).c_str());
+    }
+    events_ = std::make_unique<RankEventReader>(dir.events_path(options_.rank));
+    payload_ = std::make_unique<RankPayloadReader>(dir.payload_path(options_.rank));
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+  // Predefined objects keep the ids libdump gives them: 2 + their place in the table.
+  const HandleKind kinds[3] = {HandleKind::comm, HandleKind::datatype, HandleKind::op};
+  for (int k = 0; k < 3; ++k) {
+    const auto predefined = predefined_handles(kinds[k]);
+    for (std::size_t i = 0; i < predefined.size(); ++i)
+      fixed_ids_[k][predefined[i].value] =
+          event_format::kFirstPredefinedId + static_cast<std::uint32_t>(i);
+  }
+  const int n = static_cast<int>(manifest_.nprocs);
+  CommState world;
+  world.id = comm_id(MPI_COMM_WORLD);
+  world.size = n;
+  world.rank = static_cast<int>(options_.rank);
+  for (int r = 0; r < n; ++r) world.members.push_back(r);
+  comms_[MPI_COMM_WORLD] = world;
+  comm_by_id_[world.id] = MPI_COMM_WORLD;
+  CommState self;
+  self.id = comm_id(MPI_COMM_SELF);
+  self.size = 1;
+  self.members = {static_cast<std::int64_t>(options_.rank)};
+  comms_[MPI_COMM_SELF] = self;
+  comm_by_id_[self.id] = MPI_COMM_SELF;
+}
+
+const Event* Replayer::peek() {
+  if (finished_) return nullptr;
+  if (!have_current_) {
+    if (!events_->next(current_)) return nullptr;
+    have_current_ = true;
+  }
+  return &current_;
+}
+
+void Replayer::advance() {
+  have_current_ = false;
+  ++index_;
+}
+
+std::string Replayer::end_problem() const { return events_->problem(); }
+
+void Replayer::read_payload(std::uint64_t offset, std::uint64_t n,
+                            const RankPayloadReader::Sink& sink) {
+  try {
+    payload_->read(current_.thread, offset, n, sink);
+  } catch (const Error& e) {
+    fail(std::string("received data missing from the trace: ") + e.what());
+  }
+}
+
+MPI_Comm Replayer::comm_handle(std::uint32_t id) const {
+  const auto it = comm_by_id_.find(id);
+  return it == comm_by_id_.end() ? MPI_COMM_NULL : it->second;
+}
+
+std::uint32_t Replayer::comm_id(MPI_Comm c) const {
+  if (c == MPI_COMM_NULL) return event_format::kNullId;
+  if (const auto it = comms_.find(c); it != comms_.end()) return it->second.id;
+  if (const auto f = fixed_ids_[0].find(c); f != fixed_ids_[0].end()) return f->second;
+  return event_format::kUnknownId;
+}
+
+CommState* Replayer::comm(MPI_Comm c) {
+  const auto it = comms_.find(c);
+  return it == comms_.end() ? nullptr : &it->second;
+}
+
+MPI_Comm Replayer::new_comm(const CommState& state) {
+  const auto handle = static_cast<MPI_Comm>(kCommBase + next_handle_++);
+  comms_[handle] = state;
+  comm_by_id_[state.id] = handle;
+  return handle;
+}
+
+void Replayer::free_comm(MPI_Comm c) {
+  if (const auto it = comms_.find(c); it != comms_.end()) {
+    comm_by_id_.erase(it->second.id);
+    comms_.erase(it);
+  }
+}
+
+std::uint32_t Replayer::datatype_id(MPI_Datatype t) const {
+  if (t == MPI_DATATYPE_NULL) return event_format::kNullId;
+  if (const auto it = datatype_ids_.find(t); it != datatype_ids_.end()) return it->second;
+  if (const auto f = fixed_ids_[1].find(t); f != fixed_ids_[1].end()) return f->second;
+  return event_format::kUnknownId;
+}
+
+void Replayer::bind_datatype(std::uint32_t id, MPI_Datatype t) { datatype_ids_[t] = id; }
+void Replayer::unbind_datatype(MPI_Datatype t) { datatype_ids_.erase(t); }
+
+std::uint32_t Replayer::op_id(MPI_Op o) const {
+  if (o == MPI_OP_NULL) return event_format::kNullId;
+  if (const auto it = op_ids_.find(o); it != op_ids_.end()) return it->second;
+  if (const auto f = fixed_ids_[2].find(o); f != fixed_ids_[2].end()) return f->second;
+  return event_format::kUnknownId;
+}
+
+MPI_Op Replayer::new_op(std::uint32_t id) {
+  const auto handle = static_cast<MPI_Op>(kOpBase + next_handle_++);
+  op_ids_[handle] = id;
+  return handle;
+}
+
+std::int64_t Replayer::new_handle(std::uint32_t kind_base) {
+  return static_cast<std::int64_t>(kind_base) + next_handle_++;
+}
+
+MPI_Request Replayer::new_request(std::uint64_t event) {
+  const auto handle = static_cast<MPI_Request>(kRequestBase + next_handle_++);
+  requests_[handle].event = event;
+  return handle;
+}
+
+RequestState* Replayer::request(MPI_Request r) {
+  const auto it = requests_.find(r);
+  return it == requests_.end() ? nullptr : &it->second;
+}
+
+void Replayer::drop_request(MPI_Request r) { requests_.erase(r); }
+
+void Replayer::fail(const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "encore replay: %s\n", message.c_str());
+  std::exit(kReplayErrorExit);
+}
+
+void Replayer::warn_send_mismatch(const std::string& message) {
+  if (send_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
+}
+
+}  // namespace encore::replay

@@ -1,0 +1,124 @@
+// The state of a replay: one rank of a recorded run, executed alone. It walks the rank's events
+// in order (each MPI call the program makes must be the next recorded one), hands out handles
+// for the objects the recorded run created, and feeds received data from the payload stream.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "encore/event.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/manifest.hpp"
+#include "encore/payload_reader.hpp"
+#include "replay_types.hpp"
+
+namespace encore::replay {
+
+// Exit code of a replay that cannot go on (divergence, unsupported call, trace cut short).
+inline constexpr int kReplayErrorExit = 86;
+
+struct ReplayOptions {
+  std::string trace;          // ENCORE_REPLAY_TRACE
+  std::uint32_t rank = 0;     // ENCORE_REPLAY_RANK
+  bool wtime_recorded = false;  // ENCORE_REPLAY_WTIME=recorded
+  bool quiet = false;         // ENCORE_QUIET=1
+  // ENCORE_REPLAY_CONFIG names a file of KEY=VALUE lines with the same keys.
+  static ReplayOptions from_environment();
+};
+
+struct CommState {
+  std::uint32_t id = 0;
+  int size = 0;
+  int rank = 0;
+  bool inter = false;
+  int remote_size = 0;
+  std::vector<std::int64_t> members;  // world ranks
+};
+
+enum class RequestKind : std::uint8_t { send, recv, collective, other };
+
+struct RequestState {
+  std::uint64_t event = 0;  // index of the creating event
+  RequestKind kind = RequestKind::other;
+  bool persistent = false;
+  RecvBlocks layout;
+  const void* send_buf = nullptr;
+  MPI_Count send_count = 0;
+  MPI_Datatype send_type = MPI_DATATYPE_NULL;
+};
+
+class Replayer {
+ public:
+  // Opens the trace at MPI_Init; reports a clear error and exits if it cannot.
+  static Replayer& start();
+  static Replayer* get() noexcept { return instance_; }
+
+  const ReplayOptions& options() const noexcept { return options_; }
+  const Manifest& manifest() const noexcept { return manifest_; }
+  Types& types() noexcept { return types_; }
+
+  // The next recorded event (the one the program's current call must match), or nullptr at
+  // the end of what the trace holds.
+  const Event* peek();
+  void advance();  // the current event has been replayed
+  std::uint64_t index() const noexcept { return index_; }
+  bool finished() const noexcept { return finished_; }
+  void finish() noexcept { finished_ = true; }
+  // Why the trace ended where it did (empty if it holds the whole run).
+  std::string end_problem() const;
+
+  // Received bytes of the current thread's payload stream.
+  void read_payload(std::uint64_t offset, std::uint64_t n, const RankPayloadReader::Sink& sink);
+
+  // Objects: handles given to the program <-> stable ids in the trace.
+  MPI_Comm comm_handle(std::uint32_t id) const;
+  std::uint32_t comm_id(MPI_Comm c) const;
+  CommState* comm(MPI_Comm c);
+  MPI_Comm new_comm(const CommState& state);
+  void free_comm(MPI_Comm c);
+  std::uint32_t datatype_id(MPI_Datatype t) const;
+  void bind_datatype(std::uint32_t id, MPI_Datatype t);
+  void unbind_datatype(MPI_Datatype t);
+  std::uint32_t op_id(MPI_Op o) const;
+  MPI_Op new_op(std::uint32_t id);
+  std::int64_t new_handle(std::uint32_t kind_base);
+
+  MPI_Request new_request(std::uint64_t event);
+  RequestState* request(MPI_Request r);
+  void drop_request(MPI_Request r);
+
+  [[noreturn]] void fail(const std::string& message);
+  void warn_send_mismatch(const std::string& message);
+  std::uint64_t send_mismatches() const noexcept { return send_mismatches_; }
+
+ private:
+  explicit Replayer(ReplayOptions options);
+
+  static Replayer* instance_;
+  ReplayOptions options_;
+  Manifest manifest_;
+  Types types_;
+  std::unique_ptr<RankEventReader> events_;
+  std::unique_ptr<RankPayloadReader> payload_;
+  Event current_;
+  bool have_current_ = false;
+  bool finished_ = false;
+  std::uint64_t index_ = 0;
+  std::uint64_t send_mismatches_ = 0;
+
+  std::unordered_map<MPI_Comm, CommState> comms_;
+  std::unordered_map<std::uint32_t, MPI_Comm> comm_by_id_;
+  std::unordered_map<std::int64_t, std::uint32_t> datatype_ids_;
+  std::unordered_map<std::int64_t, std::uint32_t> op_ids_;
+  std::unordered_map<std::int64_t, std::uint32_t> fixed_ids_[3];  // predefined comm, type, op
+  std::unordered_map<MPI_Request, RequestState> requests_;
+  std::int64_t next_handle_ = 1;
+};
+
+}  // namespace encore::replay

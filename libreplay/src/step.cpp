@@ -1,0 +1,396 @@
+#include "step.hpp"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "encore/event_format.hpp"
+
+namespace encore::replay {
+
+namespace ef = event_format;
+
+Step::Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
+  const FunctionInfo& f = function_table()[id];
+  if (!rep_) {
+    std::fprintf(stderr, "encore replay: %s called before MPI_Init\n", f.name);
+    std::exit(kReplayErrorExit);
+  }
+  if (rep_->finished()) rep_->fail(fmt::format("{} called after MPI_Finalize", f.name));
+  ev_ = rep_->peek();
+  if (!ev_) {
+    const std::string why = rep_->end_problem();
+    rep_->fail(fmt::format("the trace of rank {} ends after event {}{}; the program went on "
+                           "with {}",
+                           rep_->options().rank, rep_->index(), why.empty() ? "" : " (" + why + ")",
+                           f.name));
+  }
+  if (ev_->function != id) {
+    diverge(fmt::format("the program called {}", f.name));
+  }
+}
+
+Step::~Step() { rep_->advance(); }
+
+bool Step::skip(int i) const {
+  const ParamInfo& p = function_table()[id_].params[static_cast<std::size_t>(i)];
+  return (p.flags & kParamRootOnly) != 0 || !arg(i).present;
+}
+
+void Step::compare(int i, std::int64_t actual) {
+  if (skip(i)) return;
+  if (arg(i).scalar != actual) mismatch(i, std::to_string(actual));
+}
+
+void Step::mismatch(int i, std::string actual) {
+  mismatches_.emplace_back(i, std::move(actual));
+}
+
+void Step::in_buf(int i, const void* p) {
+  if (skip(i)) return;
+  const auto recorded = static_cast<ef::BufFlag>(arg(i).scalar);
+  if (recorded == ef::BufFlag::absent) return;
+  const bool in_place = p == MPI_IN_PLACE;
+  if ((recorded == ef::BufFlag::in_place) != in_place)
+    mismatch(i, in_place ? "MPI_IN_PLACE" : "a buffer");
+}
+
+void Step::in_datatypes(int i, const MPI_Datatype* p) {
+  if (skip(i) || !p) return;
+  const auto& rec = arg(i).list;
+  for (std::size_t k = 0; k < rec.size(); ++k) {
+    if (rep_->datatype_id(p[k]) != static_cast<std::uint32_t>(rec[k])) {
+      mismatch(i, fmt::format("[{}]=type#{}", k, rep_->datatype_id(p[k])));
+      return;
+    }
+  }
+}
+
+std::string Step::recorded_call() const {
+  const FunctionInfo& f = function_table()[ev_->function];
+  std::string out = std::string(f.name) + "(";
+  bool first = true;
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    const ArgValue& a = ev_->args[i];
+    if (!a.present || is_output(f.params[i].role)) continue;
+    switch (f.params[i].role) {
+      case Role::count:
+      case Role::peer:
+      case Role::root:
+      case Role::tag:
+      case Role::value:
+      case Role::comm:
+      case Role::datatype:
+      case Role::op:
+        out += fmt::format("{}{}={}", first ? "" : ", ", f.params[i].name, a.scalar);
+        first = false;
+        break;
+      default:
+        break;
+    }
+  }
+  out += ")";
+  if (ev_->callsite) out += fmt::format(" at call site #{}", *ev_->callsite);
+  return out;
+}
+
+void Step::diverge(const std::string& what) {
+  rep_->fail(fmt::format("divergence at event {} of rank {}: the trace has {}; {}", rep_->index(),
+                         rep_->options().rank, recorded_call(), what));
+}
+
+void Step::check() {
+  if (mismatches_.empty()) return;
+  const FunctionInfo& f = function_table()[id_];
+  std::string actual;
+  for (const auto& [i, value] : mismatches_) {
+    actual += fmt::format("{}{}={}", actual.empty() ? "" : ", ",
+                          f.params[static_cast<std::size_t>(i)].name, value);
+  }
+  diverge(fmt::format("the program called {} with {}", f.name, actual));
+}
+
+// Outputs ---------------------------------------------------------------------------------------
+
+void Step::out_comm(int i, MPI_Comm* p) {
+  if (!p) return;
+  const ArgValue& a = arg(i);
+  const auto id = static_cast<std::uint32_t>(a.scalar);
+  if (id == ef::kNullId) {
+    *p = MPI_COMM_NULL;
+    return;
+  }
+  CommState st;
+  st.id = id;
+  st.members = a.list;
+  st.size = static_cast<int>(a.list.size());
+  st.inter = (a.flags & 1) != 0;
+  st.remote_size = static_cast<int>(a.remote.size());
+  st.rank = -1;
+  for (std::size_t k = 0; k < a.list.size(); ++k)
+    if (a.list[k] == static_cast<std::int64_t>(rep_->options().rank)) st.rank = static_cast<int>(k);
+  *p = rep_->new_comm(st);
+}
+
+void Step::out_group(int i, MPI_Group* p) {
+  (void)i;
+  if (p) *p = static_cast<MPI_Group>(rep_->new_handle(0x88100000u));
+}
+
+void Step::out_datatype(int i, MPI_Datatype* p) {
+  if (!p) return;
+  // Until libreplay's datatype engine builds the type, the handle is only a name for its id.
+  const auto handle = static_cast<MPI_Datatype>(rep_->new_handle(0x8c200000u));
+  rep_->bind_datatype(static_cast<std::uint32_t>(arg(i).scalar), handle);
+  *p = handle;
+}
+
+void Step::out_op(int i, MPI_Op* p) {
+  if (p) *p = rep_->new_op(static_cast<std::uint32_t>(arg(i).scalar));
+}
+
+void Step::out_request(int i, MPI_Request* p) {
+  (void)i;
+  if (p) *p = rep_->new_request(rep_->index());
+}
+
+namespace {
+void write_status(const StatusRecord& s, MPI_Status* out) {
+  out->MPI_SOURCE = static_cast<int>(s.source);
+  out->MPI_TAG = static_cast<int>(s.tag);
+  out->MPI_ERROR = static_cast<int>(s.error);
+  out->count_lo = static_cast<int>(s.bytes & 0xffffffffu);
+  out->count_hi_and_cancelled = static_cast<int>(((s.bytes >> 32) << 1) |
+                                                 ((s.bits & ef::kStatusCancelled) ? 1 : 0));
+}
+}  // namespace
+
+void Step::out_status(int i, MPI_Status* p) {
+  if (!p || p == MPI_STATUS_IGNORE || arg(i).statuses.empty()) return;
+  write_status(arg(i).statuses.front(), p);
+}
+
+void Step::out_statuses(int i, MPI_Status* p) {
+  if (!p || p == MPI_STATUSES_IGNORE) return;
+  const auto& rec = arg(i).statuses;
+  for (std::size_t k = 0; k < rec.size(); ++k) write_status(rec[k], p + k);
+}
+
+void Step::out_string(int i, char* p) {
+  if (!p) return;
+  const std::string& s = arg(i).text;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+}
+
+void Step::free_comm(int i, MPI_Comm* p) {
+  (void)i;
+  if (!p) return;
+  rep_->free_comm(*p);
+  *p = MPI_COMM_NULL;
+}
+
+void Step::free_group(int i, MPI_Group* p) {
+  (void)i;
+  if (p) *p = MPI_GROUP_NULL;
+}
+
+void Step::free_datatype(int i, MPI_Datatype* p) {
+  (void)i;
+  if (!p) return;
+  rep_->unbind_datatype(*p);
+  *p = MPI_DATATYPE_NULL;
+}
+
+void Step::free_op(int i, MPI_Op* p) {
+  (void)i;
+  if (p) *p = MPI_OP_NULL;
+}
+
+std::int64_t Step::null_value(int i) const {
+  switch (function_table()[id_].params[static_cast<std::size_t>(i)].handle_kind) {
+    case HandleKind::info: return MPI_INFO_NULL;
+    case HandleKind::errhandler: return MPI_ERRHANDLER_NULL;
+    case HandleKind::win: return MPI_WIN_NULL;
+    case HandleKind::message: return MPI_MESSAGE_NULL;
+    case HandleKind::request: return MPI_REQUEST_NULL;
+    default: return 0;
+  }
+}
+
+void Step::commit_datatype(int i, MPI_Datatype t) {
+  (void)i;
+  (void)t;
+}
+
+double Step::ret_double() const {
+  const auto& args = ev_->args;
+  return args.empty() ? 0.0 : args.back().real;
+}
+
+std::int64_t Step::ret_value() const {
+  const auto& args = ev_->args;
+  return args.empty() ? 0 : args.back().scalar;
+}
+
+void Step::unsupported() {
+  rep_->fail(fmt::format("{} is not supported (rank {}, event {})", function_table()[id_].name,
+                         rep_->options().rank, rep_->index()));
+}
+
+CommState& Step::comm(MPI_Comm c) {
+  CommState* s = rep_->comm(c);
+  if (!s) rep_->fail(fmt::format("event {}: unknown communicator handle {}", rep_->index(), c));
+  return *s;
+}
+
+// Data ------------------------------------------------------------------------------------------
+
+void Step::check_send(const void* buf, MPI_Count count, MPI_Datatype type) {
+  if (ev_->send_hashes.empty() || count <= 0 || buf == MPI_IN_PLACE) return;
+  const SendHash& h = ev_->send_hashes.front();
+  std::span<const std::byte> data;
+  try {
+    data = rep_->types().pack(buf, count, type, scratch_);
+  } catch (const std::exception& e) {
+    rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
+  }
+  const std::uint64_t mine = XXH3_64bits(data.data(), data.size());
+  if (mine != h.hash || data.size() != h.bytes) {
+    rep_->warn_send_mismatch(fmt::format(
+        "event {} ({}{}): the data sent differs from the recorded run (numerical divergence "
+        "between machines or compilers?); the replay goes on",
+        rep_->index(), function_table()[id_].name,
+        ev_->callsite ? fmt::format(", call site #{}", *ev_->callsite) : ""));
+  }
+}
+
+void Step::unpack_payload(const PayloadRef& p, const RecvBlock& b) {
+  scratch_.clear();
+  rep_->read_payload(p.offset, p.bytes, [this](std::span<const std::byte> bytes) {
+    scratch_.insert(scratch_.end(), bytes.begin(), bytes.end());
+  });
+  try {
+    rep_->types().unpack(scratch_, b.count, b.type, b.base);
+  } catch (const std::exception& e) {
+    rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
+  }
+}
+
+void Step::fill_slot(std::uint64_t slot, const RecvBlocks& blocks) {
+  std::size_t next = 0;
+  for (const PayloadRef& p : ev_->payloads) {
+    if (p.slot != slot) continue;
+    while (next < blocks.size() && (blocks[next].count <= 0 || blocks[next].base == MPI_IN_PLACE))
+      ++next;
+    if (next == blocks.size())
+      rep_->fail(fmt::format("event {}: the trace holds more received data than the call's "
+                             "buffers describe",
+                             rep_->index()));
+    unpack_payload(p, blocks[next++]);
+  }
+}
+
+void Step::fill_message(void* buf, MPI_Count count, MPI_Datatype type) {
+  fill_slot(0, {{buf, count, type}});
+}
+
+void Step::fill(const RecvBlocks& blocks) { fill_slot(0, blocks); }
+
+void Step::track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype type,
+                         bool persistent) {
+  if (RequestState* st = rep_->request(r)) {
+    st->kind = RequestKind::recv;
+    st->persistent = persistent;
+    st->layout = {{buf, count, type}};
+  }
+}
+
+void Step::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count,
+                                 MPI_Datatype type) {
+  if (RequestState* st = rep_->request(r)) {
+    st->kind = RequestKind::send;
+    st->persistent = true;
+    st->send_buf = buf;
+    st->send_count = count;
+    st->send_type = type;
+  }
+}
+
+void Step::track_collective(MPI_Request r, RecvBlocks blocks, bool persistent) {
+  if (RequestState* st = rep_->request(r)) {
+    st->kind = RequestKind::collective;
+    st->persistent = persistent;
+    st->layout = std::move(blocks);
+  }
+}
+
+bool Step::test_says_done() const {
+  // Test, Testany, Testall and Request_get_status report completion in `flag`.
+  const FunctionInfo& f = function_table()[id_];
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    if (std::string_view(f.params[i].name) == "flag") return ev_->args[i].scalar != 0;
+  return true;
+}
+
+void Step::complete_one(MPI_Request* r) {
+  if (!r || *r == MPI_REQUEST_NULL || !test_says_done()) return;
+  RequestState* st = rep_->request(*r);
+  if (!st) return;
+  if (st->kind == RequestKind::recv || st->kind == RequestKind::collective) fill_slot(0, st->layout);
+  if (!st->persistent) {
+    rep_->drop_request(*r);
+    *r = MPI_REQUEST_NULL;
+  }
+}
+
+void Step::complete_all(std::int64_t n, MPI_Request* r) {
+  if (!r || !test_says_done()) return;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (r[i] == MPI_REQUEST_NULL) continue;
+    RequestState* st = rep_->request(r[i]);
+    if (!st) continue;
+    if (st->kind == RequestKind::recv || st->kind == RequestKind::collective)
+      fill_slot(static_cast<std::uint64_t>(i), st->layout);
+    if (!st->persistent) {
+      rep_->drop_request(r[i]);
+      r[i] = MPI_REQUEST_NULL;
+    }
+  }
+}
+
+void Step::complete_index(MPI_Request* r, int index) {
+  if (!r || index < 0 || !test_says_done()) return;
+  RequestState* st = rep_->request(r[index]);
+  if (!st) return;
+  if (st->kind == RequestKind::recv || st->kind == RequestKind::collective)
+    fill_slot(static_cast<std::uint64_t>(index), st->layout);
+  if (!st->persistent) {
+    rep_->drop_request(r[index]);
+    r[index] = MPI_REQUEST_NULL;
+  }
+}
+
+void Step::complete_some(MPI_Request* r, int outcount, const int* indices) {
+  if (!r || !indices || outcount == MPI_UNDEFINED) return;
+  for (int k = 0; k < outcount; ++k) complete_index(r, indices[k]);
+}
+
+void Step::start(MPI_Request r) {
+  RequestState* st = rep_->request(r);
+  if (st && st->kind == RequestKind::send) check_send(st->send_buf, st->send_count, st->send_type);
+}
+
+void Step::start_all(std::int64_t n, MPI_Request* r) {
+  for (std::int64_t i = 0; r && i < n; ++i) start(r[i]);
+}
+
+void Step::release(MPI_Request* r) {
+  if (!r) return;
+  rep_->drop_request(*r);
+  *r = MPI_REQUEST_NULL;
+}
+
+}  // namespace encore::replay

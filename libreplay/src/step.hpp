@@ -1,0 +1,139 @@
+// One MPI call of the replayed program, matched against the next recorded event. The generated
+// shims drive it: in_*() compare the call's inputs with the recorded ones (any difference is a
+// divergence, reported with both calls), out_*() give back what the recorded call returned,
+// and the hooks feed received data and complete requests as the real MPI did.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "encore/event.hpp"
+#include "encore/mpi_table.hpp"
+#include "replay_types.hpp"
+#include "replayer.hpp"
+
+namespace encore::replay {
+
+class Step {
+ public:
+  explicit Step(fn::Id id);
+  ~Step();
+  Step(const Step&) = delete;
+  Step& operator=(const Step&) = delete;
+
+  // Inputs --------------------------------------------------------------------------------
+  void in_buf(int i, const void* p);
+  template <class T>
+  void in_value(int i, T v) {
+    compare(i, static_cast<std::int64_t>(v));
+  }
+  void in_comm(int i, MPI_Comm c) { compare(i, rep_->comm_id(c)); }
+  void in_datatype(int i, MPI_Datatype t) { compare(i, rep_->datatype_id(t)); }
+  void in_op(int i, MPI_Op o) { compare(i, rep_->op_id(o)); }
+  template <class T>
+  void in_values(int i, const T* p) {
+    if (skip(i) || !p) return;
+    const auto& rec = arg(i).list;
+    for (std::size_t k = 0; k < rec.size(); ++k) {
+      if (static_cast<std::int64_t>(p[k]) != rec[k]) {
+        mismatch(i, "[" + std::to_string(k) + "]=" + std::to_string(static_cast<std::int64_t>(p[k])));
+        return;
+      }
+    }
+  }
+  void in_datatypes(int i, const MPI_Datatype* p);
+  // Ends the input checks: reports a divergence and stops if any input differed.
+  void check();
+
+  // Outputs -------------------------------------------------------------------------------
+  bool ok() const noexcept { return ev_->rc == 0; }
+  int rc() const noexcept { return static_cast<int>(ev_->rc); }
+  template <class T>
+  void out_value(int i, T* p) {
+    if (p) *p = static_cast<T>(arg(i).scalar);
+  }
+  template <class T>
+  void out_values(int i, T* p) {
+    if (!p) return;
+    const auto& rec = arg(i).list;
+    for (std::size_t k = 0; k < rec.size(); ++k) p[k] = static_cast<T>(rec[k]);
+  }
+  void out_comm(int i, MPI_Comm* p);
+  void out_group(int i, MPI_Group* p);
+  void out_datatype(int i, MPI_Datatype* p);
+  void out_op(int i, MPI_Op* p);
+  template <class H>
+  void out_handle(int i, H* p) {
+    (void)i;
+    if (!p) return;
+    const auto v = rep_->new_handle(0x7e000000u);
+    if constexpr (std::is_pointer_v<H>) *p = reinterpret_cast<H>(static_cast<std::intptr_t>(v));
+    else *p = static_cast<H>(v);
+  }
+  void out_request(int i, MPI_Request* p);
+  void out_status(int i, MPI_Status* p);
+  void out_statuses(int i, MPI_Status* p);
+  void out_string(int i, char* p);
+  void free_comm(int i, MPI_Comm* p);
+  void free_group(int i, MPI_Group* p);
+  void free_datatype(int i, MPI_Datatype* p);
+  void free_op(int i, MPI_Op* p);
+  template <class H>
+  void free_handle(int i, H* p) {
+    (void)i;
+    if (!p) return;
+    if constexpr (std::is_pointer_v<H>) *p = nullptr;
+    else *p = static_cast<H>(null_value(i));
+  }
+  void commit_datatype(int i, MPI_Datatype t);
+  double ret_double() const;
+  std::int64_t ret_value() const;
+  template <class T>
+  T local(T v) {
+    return v;
+  }
+  [[noreturn]] void unsupported();
+
+  // Semantics beyond the arguments ------------------------------------------------------------
+  void check_send(const void* buf, MPI_Count count, MPI_Datatype type);
+  void fill_message(void* buf, MPI_Count count, MPI_Datatype type);
+  void fill(const RecvBlocks& blocks);
+  void track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype type,
+                     bool persistent);
+  void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
+  void track_collective(MPI_Request r, RecvBlocks blocks, bool persistent);
+  void complete_one(MPI_Request* r);
+  void complete_all(std::int64_t n, MPI_Request* r);
+  void complete_index(MPI_Request* r, int index);
+  void complete_some(MPI_Request* r, int outcount, const int* indices);
+  void start(MPI_Request r);
+  void start_all(std::int64_t n, MPI_Request* r);
+  void release(MPI_Request* r);
+
+  Replayer& replayer() noexcept { return *rep_; }
+  CommState& comm(MPI_Comm c);
+
+ private:
+  const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
+  bool skip(int i) const;
+  void compare(int i, std::int64_t actual);
+  void mismatch(int i, std::string actual);
+  [[noreturn]] void diverge(const std::string& what);
+  std::string recorded_call() const;
+  void fill_slot(std::uint64_t slot, const RecvBlocks& blocks);
+  void unpack_payload(const PayloadRef& p, const RecvBlock& b);
+  bool test_says_done() const;
+  std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
+
+  fn::Id id_;
+  Replayer* rep_;
+  const Event* ev_ = nullptr;
+  std::vector<std::pair<int, std::string>> mismatches_;
+  std::vector<std::byte> scratch_;
+};
+
+}  // namespace encore::replay

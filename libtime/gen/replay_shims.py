@@ -1,0 +1,170 @@
+"""libreplay's generated entry points: for every function of mpi.h, MPI_X and PMPI_X.
+
+Each body takes the next recorded event of the rank (encore::replay::Step), checks the call's
+inputs against it role by role (a mismatch is a divergence), and gives back what the recorded
+call returned: output arguments, statuses, received data, the return code. What a role does is
+in libreplay/src/step.hpp; the few calls that need more than that have hooks below.
+"""
+import re
+
+import mpi_overlay as overlay
+
+# Calls written by hand in libreplay (they start or end the replay, or are variadic).
+HAND_WRITTEN = {
+    "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort", "MPI_Pcontrol",
+    "MPI_Initialized", "MPI_Finalized", "MPI_Wtime", "MPI_Wtick",
+}
+
+# Extra statements after the outputs are written (`s` is the step; parameters by C name).
+# Payload fills mirror libdump's captures; completions mirror its request bookkeeping.
+REPLAY_HOOKS = [
+    (r"MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend)", "s.check_send(buf, count, datatype);"),
+    (r"MPI_(Send|Bsend|Ssend|Rsend)_init", "s.track_persistent_send(*request, buf, count, datatype);"),
+    (r"MPI_(Recv|Mrecv)", "s.fill_message(buf, count, datatype);"),
+    (r"MPI_(Irecv|Imrecv)", "s.track_message(*request, buf, count, datatype, false);"),
+    (r"MPI_Recv_init", "s.track_message(*request, buf, count, datatype, true);"),
+    (r"MPI_Sendrecv", "s.check_send(sendbuf, sendcount, sendtype); "
+                      "s.fill_message(recvbuf, recvcount, recvtype);"),
+    (r"MPI_Sendrecv_replace", "s.fill_message(buf, count, datatype);"),
+    (r"MPI_Isendrecv", "s.check_send(sendbuf, sendcount, sendtype); "
+                       "s.track_message(*request, recvbuf, recvcount, recvtype, false);"),
+    (r"MPI_Isendrecv_replace", "s.track_message(*request, buf, count, datatype, false);"),
+    (r"MPI_(Wait|Test)", "s.complete_one(request);"),
+    (r"MPI_(Wait|Test)all", "s.complete_all(count, array_of_requests);"),
+    (r"MPI_(Wait|Test)any", "s.complete_index(array_of_requests, *indx);"),
+    (r"MPI_(Wait|Test)some", "s.complete_some(array_of_requests, *outcount, array_of_indices);"),
+    (r"MPI_Start", "s.start(*request);"),
+    (r"MPI_Startall", "s.start_all(count, array_of_requests);"),
+    (r"MPI_Request_free", "s.release(request);"),
+    (r"MPI_Get_address|MPI_Address", "*address = reinterpret_cast<MPI_Aint>(location);"),
+]
+
+# Calls computed on this machine instead of returned from the log (their results are addresses
+# or memory, which differ between machines).
+LOCAL_RESULT = {
+    "MPI_Aint_add": "return s.local(base + disp);",
+    "MPI_Aint_diff": "return s.local(addr1 - addr2);",
+}
+
+
+def hook(name):
+    base = overlay.base_name(name)
+    for pattern, stmt in REPLAY_HOOKS:
+        if re.fullmatch(pattern, base):
+            return stmt
+    coll = overlay.collective_kind(name)
+    if coll and coll[0] in overlay._COLL_LAYOUTS:
+        layout = overlay._COLL_LAYOUTS[coll[0]].replace("layout::", "rlayout::").replace("(c,", "(s,")
+        if coll[1] == "blocking":
+            return f"s.fill({layout});"
+        persistent = "true" if coll[1] == "persistent" else "false"
+        return f"s.track_collective(*request, {layout}, {persistent});"
+    return None
+
+
+def _in_stmt(i, p, role):
+    n = p.name
+    if role.startswith("buf_"):
+        return f"s.in_buf({i}, {n});"
+    if role in ("count", "peer", "root", "tag", "value", "aint"):
+        return f"s.in_value({i}, {n});"
+    if role == "comm":
+        return f"s.in_comm({i}, {n});"
+    if role == "datatype":
+        return f"s.in_datatype({i}, {n});"
+    if role == "op":
+        return f"s.in_op({i}, {n});"
+    if role in ("int_array", "aint_array"):
+        ptr = f"&{n}[0][0]" if p.ctype.endswith("[][3]") else n
+        return f"s.in_values({i}, {ptr});"
+    if role == "datatype_array":
+        return f"s.in_datatypes({i}, {n});"
+    return None  # groups, other handles, requests, statuses, strings: not compared
+
+
+def _out_stmt(i, p, role):
+    n = p.name
+    return {
+        "int_out": f"s.out_value({i}, {n});",
+        "aint_out": f"s.out_value({i}, {n});",
+        "int_array_out": f"s.out_values({i}, {n});",
+        "aint_array_out": f"s.out_values({i}, {n});",
+        "comm_out": f"s.out_comm({i}, {n});",
+        "group_out": f"s.out_group({i}, {n});",
+        "datatype_out": f"s.out_datatype({i}, {n});",
+        "op_out": f"s.out_op({i}, {n});",
+        "handle_out": f"s.out_handle({i}, {n});",
+        "request_out": f"s.out_request({i}, {n});",
+        "status_out": f"s.out_status({i}, {n});",
+        "status_array": f"s.out_statuses({i}, {n});",
+        "string_out": f"s.out_string({i}, {n});",
+    }.get(role)
+
+
+def _free_stmt(i, p, role):
+    n = p.name
+    return {
+        "comm_free": f"s.free_comm({i}, {n});",
+        "group_free": f"s.free_group({i}, {n});",
+        "datatype_free": f"s.free_datatype({i}, {n});",
+        "op_free": f"s.free_op({i}, {n});",
+        "handle_free": f"s.free_handle({i}, {n});",
+        "datatype_inout": f"s.commit_datatype({i}, *{n});",
+    }.get(role)
+
+
+def emit_replay_shim(f, modelled, params, enum_name):
+    decls = [p.decl for p, *_ in params if p]
+    sig = ", ".join(decls) or "void"
+    ret = f.ret
+    fid = f"fn::{enum_name(f.name)}"
+    body = [f'extern "C" ENCORE_EXPORT {ret} {f.name}({sig}) {{']
+    body.append(f"  encore::replay::Step s({fid});")
+    if not modelled:
+        body.append("  s.unsupported();")
+    else:
+        for i, (p, role, *_rest) in enumerate(params):
+            if p is None:
+                continue
+            stmt = _in_stmt(i, p, role) or _free_stmt(i, p, role)
+            if stmt:
+                body.append(f"  {stmt}")
+        body.append("  s.check();")
+        if f.name in LOCAL_RESULT:
+            body.append(f"  {LOCAL_RESULT[f.name]}")
+            body.append("}")
+            return "\n".join(body)
+        outs = [_out_stmt(i, p, role) for i, (p, role, *_r) in enumerate(params) if p]
+        outs = [o for o in outs if o]
+        extra = hook(f.name)
+        if outs or extra:
+            body.append("  if (s.ok()) {")
+            body += [f"    {o}" for o in outs]
+            if extra:
+                body.append(f"    {extra}")
+            body.append("  }")
+    if ret == "int":
+        body.append("  return s.rc();")
+    elif ret == "double":
+        body.append("  return s.ret_double();")
+    else:
+        body.append(f"  return static_cast<{ret}>(s.ret_value());")
+    body.append("}")
+    alias = f'extern "C" ENCORE_EXPORT {ret} P{f.name}({sig}) __attribute__((alias("{f.name}")));'
+    return "\n".join(body) + "\n" + alias
+
+
+def emit_replay_shims(described, enum_name):
+    out = ["// Generated by libtime/gen/mpi_table.py from the installed mpi.h: do not edit.",
+           "// libreplay's MPI: every MPI_X and PMPI_X of mpi.h, answered from the log.",
+           "#include <mpi.h>", '#include "step.hpp"', '#include "replay_layout.hpp"', "",
+           "using namespace encore;", "using namespace encore::replay;", "",
+           '#define ENCORE_EXPORT __attribute__((visibility("default")))', "",
+           '#pragma GCC diagnostic ignored "-Wunused-parameter"',
+           '#pragma GCC diagnostic ignored "-Wattribute-alias"', ""]
+    for f, modelled, cat, params in described:
+        if f.name in HAND_WRITTEN or f.variadic or not f.has_pmpi:
+            continue  # no PMPI twin in mpi.h: a predefined callback like MPI_DUP_FN
+        out.append(emit_replay_shim(f, modelled, params, enum_name))
+        out.append("")
+    return "\n".join(out)
