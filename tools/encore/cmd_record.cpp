@@ -19,11 +19,9 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "launch.hpp"
 #include "encore/error.hpp"
 
-#ifndef ENCORE_INSTALL_LIBDIR
-#define ENCORE_INSTALL_LIBDIR "lib"
-#endif
 
 namespace encore::tool {
 namespace {
@@ -31,6 +29,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kDumpLibName = "libencore-dump.so";
+#ifdef ENCORE_DUMP_BUILD_PATH
+constexpr const char* kDumpBuildPath = ENCORE_DUMP_BUILD_PATH;
+#else
+constexpr const char* kDumpBuildPath = nullptr;
+#endif
 
 struct RecordOptions {
   std::string output;
@@ -49,32 +52,6 @@ struct RecordOptions {
 };
 
 [[noreturn]] void setup_error(const std::string& message) { throw ExitError(kExitUsage, message); }
-
-bool is_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
-// The capture library: $ENCORE_DUMP_LIB, the installed layout next to this executable, or
-// the build tree it was built in.
-fs::path find_dump_library() {
-  if (const char* env = std::getenv("ENCORE_DUMP_LIB"); env && *env) {
-    fs::path p = fs::absolute(env);
-    if (!is_file(p)) setup_error(format_in(p.string(), "ENCORE_DUMP_LIB: no such file"));
-    return p;
-  }
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / ENCORE_INSTALL_LIBDIR / kDumpLibName;
-    if (is_file(installed)) return installed.lexically_normal();
-  }
-#ifdef ENCORE_DUMP_BUILD_PATH
-  if (is_file(ENCORE_DUMP_BUILD_PATH)) return fs::path(ENCORE_DUMP_BUILD_PATH);
-#endif
-  setup_error(std::string("cannot find ") + kDumpLibName +
-              " (set ENCORE_DUMP_LIB to its path)");
-}
 
 bool is_trace_file(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -121,60 +98,6 @@ fs::path make_dated_dir() {
   setup_error("cannot find a free encore-trace-* directory name in " + cwd.string());
 }
 
-void set_env(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
-
-volatile sig_atomic_t g_child = 0;
-
-void forward_signal(int sig) {
-  if (g_child > 0) ::kill(static_cast<pid_t>(g_child), sig);
-}
-
-// Runs the command; returns its exit code (128 + signal if it was killed).
-int run_command(const std::vector<std::string>& command) {
-  std::vector<char*> argv;
-  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  // Terminal signals reach the whole foreground group (the command too): the parent only
-  // waits. Signals sent to encore alone are passed on.
-  struct sigaction ignore {}, forward {}, old_int {}, old_quit {}, old_term {}, old_hup {};
-  ignore.sa_handler = SIG_IGN;
-  forward.sa_handler = forward_signal;
-  sigemptyset(&ignore.sa_mask);
-  sigemptyset(&forward.sa_mask);
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw ExitError(kExitUsage, "cannot start the command: fork: " + errno_text(errno));
-  if (pid == 0) {
-    ::execvp(argv[0], argv.data());
-    const int err = errno;
-    const std::string msg = format_in(command[0], errno_text(err));
-    std::fprintf(stderr, "encore: %s\n", msg.c_str());
-    std::fflush(stderr);
-    ::_exit(err == ENOENT ? 127 : 126);
-  }
-  g_child = pid;
-  ::sigaction(SIGINT, &ignore, &old_int);
-  ::sigaction(SIGQUIT, &ignore, &old_quit);
-  ::sigaction(SIGTERM, &forward, &old_term);
-  ::sigaction(SIGHUP, &forward, &old_hup);
-  int status = 0;
-  pid_t r;
-  do {
-    r = ::waitpid(pid, &status, 0);
-  } while (r < 0 && errno == EINTR);
-  const int wait_err = errno;
-  g_child = 0;
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGQUIT, &old_quit, nullptr);
-  ::sigaction(SIGTERM, &old_term, nullptr);
-  ::sigaction(SIGHUP, &old_hup, nullptr);
-  if (r < 0) throw ExitError(kExitUsage, "waiting for the command: " + errno_text(wait_err));
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return kExitUsage;
-}
-
 int record(const RecordOptions& o) {
   if (o.command.empty()) setup_error("record: no command given (encore record [options] -- COMMAND ...)");
   if (!o.payload_ranks.empty() && o.payload_ranks != "all" && o.payload_ranks != "none") {
@@ -183,7 +106,7 @@ int record(const RecordOptions& o) {
       setup_error("--payload-ranks " + o.payload_ranks +
                   ": expected all, none or a list of ranks and ranges such as 0,2-5");
   }
-  const fs::path lib = find_dump_library();
+  const fs::path lib = find_library(kDumpLibName, "ENCORE_DUMP_LIB", kDumpBuildPath);
   const bool dated = o.output.empty();
   const fs::path dir = dated ? make_dated_dir() : prepare_output(o.output, o.force);
 
@@ -198,9 +121,7 @@ int record(const RecordOptions& o) {
   if (o.flush_ms) set_env("ENCORE_FLUSH_MS", std::to_string(*o.flush_ms));
   if (o.no_send_hash) set_env("ENCORE_SEND_HASH", "0");
   if (o.quiet) set_env("ENCORE_QUIET", "1");
-  std::string preload = lib.string();
-  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
-  set_env("LD_PRELOAD", preload);
+  prepend_preload(lib);
 
   const int code = run_command(o.command);
   std::error_code ec;

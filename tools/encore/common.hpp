@@ -51,9 +51,10 @@ struct Subcommand {
 };
 
 Subcommand add_record(CLI::App& parent);
-// The command after "--" of `encore record ... -- COMMAND ARGS` (main.cpp splits it off
-// before parsing); unset without "--" (then the command starts at the first non-option).
+// The command after "--" of `encore record|replay ... -- COMMAND ARGS` (main.cpp splits it
+// off before parsing); unset without "--" (then the command starts at the first non-option).
 std::optional<std::vector<std::string>>& record_command();
+Subcommand add_replay(CLI::App& parent);
 Subcommand add_show(CLI::App& parent);
 Subcommand add_stats(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);

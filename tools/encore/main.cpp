@@ -30,8 +30,8 @@ int run(int argc, char** argv) {
              " For record: the exit code of the recorded command.\n"
              "Run 'encore <command> --help' for the options of a command.");
 
-  const std::vector<Subcommand> commands = {add_record(app), add_show(app), add_stats(app),
-                                            add_check(app), add_digest(app)};
+  const std::vector<Subcommand> commands = {add_record(app), add_replay(app), add_show(app),
+                                            add_stats(app), add_check(app), add_digest(app)};
   // `encore [options] record [options] -- COMMAND ARGS...`: everything after "--" is the
   // command, whatever it looks like, so it is split off before CLI11 sees it.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -39,7 +39,8 @@ int run(int argc, char** argv) {
   while (sub < static_cast<int>(args.size()) && !args[static_cast<std::size_t>(sub)].empty() &&
          args[static_cast<std::size_t>(sub)][0] == '-')
     ++sub;
-  if (sub < static_cast<int>(args.size()) && args[static_cast<std::size_t>(sub)] == "record") {
+  if (sub < static_cast<int>(args.size()) && (args[static_cast<std::size_t>(sub)] == "record" ||
+                                               args[static_cast<std::size_t>(sub)] == "replay")) {
     const auto dashes = std::find(args.begin() + sub, args.end(), std::string("--"));
     if (dashes != args.end()) {
       record_command() = std::vector<std::string>(dashes + 1, args.end());

@@ -1,0 +1,84 @@
+// encore replay: run one rank of a recorded run alone, with libreplay preloaded in place of MPI.
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "encore/error.hpp"
+#include "launch.hpp"
+
+namespace encore::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kReplayLibName = "libencore-replay.so";
+#ifdef ENCORE_REPLAY_BUILD_PATH
+constexpr const char* kReplayBuildPath = ENCORE_REPLAY_BUILD_PATH;
+#else
+constexpr const char* kReplayBuildPath = nullptr;
+#endif
+
+struct ReplayOptions {
+  std::string trace;
+  std::int64_t rank = -1;
+  std::string profile;
+  std::string wtime = "machine";
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+int replay(const ReplayOptions& o) {
+  if (o.command.empty())
+    throw ExitError(kExitUsage, "replay: no command given (encore replay --rank R TRACE -- ./app ...)");
+  const Trace t = open_trace(o.trace);
+  check_rank_option(t, o.rank);
+  require_rank_files(t, static_cast<std::uint32_t>(o.rank));
+  if (!o.profile.empty()) {
+    throw ExitError(kExitUsage,
+                    "-o: replay profiles are not written yet; run without -o to replay and check");
+  }
+  const fs::path lib = find_library(kReplayLibName, "ENCORE_REPLAY_LIB", kReplayBuildPath);
+  set_env("ENCORE_REPLAY_TRACE", fs::absolute(o.trace).lexically_normal().string());
+  set_env("ENCORE_REPLAY_RANK", std::to_string(o.rank));
+  set_env("ENCORE_REPLAY_WTIME", o.wtime);
+  if (o.quiet) set_env("ENCORE_QUIET", "1");
+  prepend_preload(lib);
+  return run_command(o.command);
+}
+
+}  // namespace
+
+Subcommand add_replay(CLI::App& parent) {
+  auto o = std::make_shared<ReplayOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "replay",
+      "Run one rank of a recorded run alone: its MPI calls are answered from the trace.\n"
+      "Usage: encore replay --rank R TRACE -- COMMAND [ARGS...]\n"
+      "e.g.   encore replay --rank 3 trace -- ./app args   (no mpiexec)");
+  app->add_option("trace", o->trace, "Trace directory.")->required();
+  app->add_option("--rank", o->rank, "The rank to replay.")->required();
+  app->add_option("-o,--output", o->profile, "Replay profile directory (not written yet).");
+  app->add_option("--wtime", o->wtime,
+                  "MPI_Wtime returns this machine's clock (machine, default) or the recorded "
+                  "values (recorded: programs that print timings print the same).")
+      ->check(CLI::IsMember({"machine", "recorded"}));
+  app->add_flag("--quiet", o->quiet, "No summary from the replay library.");
+  app->prefix_command();
+  app->footer(
+      "Exit code: that of the program; 86 if the replay stopped (the program diverged from the "
+      "trace, called an MPI function the replay does not support, or went past the end of a "
+      "trace cut short), with one line on stderr saying where; 2 or 3 for bad options or an "
+      "unreadable trace.");
+  return {app, [o, app] {
+            if (!record_command().has_value()) o->command = app->remaining();
+            else o->command = *record_command();
+            return replay(*o);
+          }};
+}
+
+}  // namespace encore::tool
