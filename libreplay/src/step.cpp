@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "encore/event_format.hpp"
+#include "encore/event_text.hpp"
 
 namespace encore::replay {
 
@@ -41,11 +42,11 @@ bool Step::skip(int i) const {
 
 void Step::compare(int i, std::int64_t actual) {
   if (skip(i)) return;
-  if (arg(i).scalar != actual) mismatch(i, std::to_string(actual));
+  if (arg(i).scalar != actual) mismatch(i, actual, {});
 }
 
-void Step::mismatch(int i, std::string actual) {
-  mismatches_.emplace_back(i, std::move(actual));
+void Step::mismatch(int i, std::int64_t value, std::string text) {
+  mismatches_.push_back({i, value, std::move(text)});
 }
 
 void Step::in_buf(int i, const void* p) {
@@ -54,7 +55,7 @@ void Step::in_buf(int i, const void* p) {
   if (recorded == ef::BufFlag::absent) return;
   const bool in_place = p == MPI_IN_PLACE;
   if ((recorded == ef::BufFlag::in_place) != in_place)
-    mismatch(i, in_place ? "MPI_IN_PLACE" : "a buffer");
+    mismatch(i, static_cast<std::int64_t>(in_place ? ef::BufFlag::in_place : ef::BufFlag::normal), {});
 }
 
 void Step::in_datatypes(int i, const MPI_Datatype* p) {
@@ -62,36 +63,15 @@ void Step::in_datatypes(int i, const MPI_Datatype* p) {
   const auto& rec = arg(i).list;
   for (std::size_t k = 0; k < rec.size(); ++k) {
     if (rep_->datatype_id(p[k]) != static_cast<std::uint32_t>(rec[k])) {
-      mismatch(i, fmt::format("[{}]=type#{}", k, rep_->datatype_id(p[k])));
+      mismatch(i, 0, fmt::format("[{}]={}", k, handle_name(HandleKind::datatype, rep_->datatype_id(p[k]))));
       return;
     }
   }
 }
 
 std::string Step::recorded_call() const {
-  const FunctionInfo& f = function_table()[ev_->function];
-  std::string out = std::string(f.name) + "(";
-  bool first = true;
-  for (std::size_t i = 0; i < f.params.size(); ++i) {
-    const ArgValue& a = ev_->args[i];
-    if (!a.present || is_output(f.params[i].role)) continue;
-    switch (f.params[i].role) {
-      case Role::count:
-      case Role::peer:
-      case Role::root:
-      case Role::tag:
-      case Role::value:
-      case Role::comm:
-      case Role::datatype:
-      case Role::op:
-        out += fmt::format("{}{}={}", first ? "" : ", ", f.params[i].name, a.scalar);
-        first = false;
-        break;
-      default:
-        break;
-    }
-  }
-  out += ")";
+  std::string out = fmt::format("{}({})", function_table()[ev_->function].name,
+                                describe_args(*ev_));
   if (ev_->callsite) out += fmt::format(" at call site #{}", *ev_->callsite);
   return out;
 }
@@ -103,13 +83,21 @@ void Step::diverge(const std::string& what) {
 
 void Step::check() {
   if (mismatches_.empty()) return;
-  const FunctionInfo& f = function_table()[id_];
-  std::string actual;
-  for (const auto& [i, value] : mismatches_) {
-    actual += fmt::format("{}{}={}", actual.empty() ? "" : ", ",
-                          f.params[static_cast<std::size_t>(i)].name, value);
+  // The program's call: the recorded one with the arguments that differ put in.
+  Event actual = *ev_;
+  std::string arrays;
+  for (const auto& m : mismatches_) {
+    if (m.text.empty()) actual.args[static_cast<std::size_t>(m.param)].scalar = m.value;
+    else arrays += fmt::format(", {}{}", function_table()[id_].params[static_cast<std::size_t>(m.param)].name, m.text);
   }
-  diverge(fmt::format("the program called {} with {}", f.name, actual));
+  const FunctionInfo& f = function_table()[id_];
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    if (is_output(f.params[i].role)) actual.args[i].present = false;
+  actual.payloads.clear();
+  actual.send_hashes.clear();
+  actual.rc = 0;
+  diverge(fmt::format("the program called {}({}){}", function_table()[id_].name,
+                      describe_args(actual), arrays));
 }
 
 // Outputs ---------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ class Step {
     const auto& rec = arg(i).list;
     for (std::size_t k = 0; k < rec.size(); ++k) {
       if (static_cast<std::int64_t>(p[k]) != rec[k]) {
-        mismatch(i, "[" + std::to_string(k) + "]=" + std::to_string(static_cast<std::int64_t>(p[k])));
+        mismatch(i, 0, "[" + std::to_string(k) + "]=" + std::to_string(static_cast<std::int64_t>(p[k])));
         return;
       }
     }
@@ -121,7 +121,8 @@ class Step {
   const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
   bool skip(int i) const;
   void compare(int i, std::int64_t actual);
-  void mismatch(int i, std::string actual);
+  // A differing input: its value, or for arrays a text saying which element.
+  void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
   std::string recorded_call() const;
   void fill_slot(std::uint64_t slot, const RecvBlocks& blocks);
@@ -132,7 +133,12 @@ class Step {
   fn::Id id_;
   Replayer* rep_;
   const Event* ev_ = nullptr;
-  std::vector<std::pair<int, std::string>> mismatches_;
+  struct Mismatch {
+    int param;
+    std::int64_t value;
+    std::string text;
+  };
+  std::vector<Mismatch> mismatches_;
   std::vector<std::byte> scratch_;
 };
 

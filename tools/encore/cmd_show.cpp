@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "describe.hpp"
+#include "encore/event_text.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
 #include "encore/payload_reader.hpp"

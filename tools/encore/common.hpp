@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "encore/event_text.hpp"
 #include "encore/manifest.hpp"
 #include "encore/trace_dir.hpp"
 
@@ -73,9 +74,5 @@ void require_rank_files(const Trace& t, std::uint32_t rank);
 // Throws ExitError(kExitUsage) if rank is out of range.
 void check_rank_option(const Trace& t, std::int64_t rank);
 
-// "59.6us", "850ns", "12.3ms", "1.23s".
-std::string format_duration(std::uint64_t ns);
-// "8000B", "7.8KiB", "1.2MiB".
-std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace encore::tool

@@ -39,6 +39,10 @@ struct Predefined {
 // Null when `handle` is not a predefined MPICH datatype (MPI_DATATYPE_NULL is not one).
 const Predefined* find_predefined(MPI_Datatype handle) noexcept;
 
+// The predefined type whose yaksa type MPICH uses for `handle` (MPI_INTEGER -> MPI_INT32_T,
+// MPI_2REAL -> MPI_C_FLOAT_COMPLEX, ...): types mapped together count as "the same type".
+MPI_Datatype yaksa_representative(MPI_Datatype handle) noexcept;
+
 // Every predefined type, for tests and for filling the engine's table.
 const Predefined* predefined_begin() noexcept;
 const Predefined* predefined_end() noexcept;

@@ -1,4 +1,4 @@
-#include "describe.hpp"
+#include "encore/event_text.hpp"
 
 #include <mpi.h>
 
@@ -6,10 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "common.hpp"
 #include "encore/event_format.hpp"
 
-namespace encore::tool {
+namespace encore {
 namespace {
 
 using event_format::BufFlag;
@@ -286,4 +285,21 @@ std::string hex_dump(std::span<const std::byte> bytes, std::string_view indent) 
   return out;
 }
 
-}  // namespace encore::tool
+std::string format_duration(std::uint64_t ns) {
+  const auto d = static_cast<double>(ns);
+  if (ns < 1000) return fmt::format("{}ns", ns);
+  if (ns < 1'000'000) return fmt::format("{:.{}f}us", d / 1e3, d < 1e4 ? 2 : d < 1e5 ? 1 : 0);
+  if (ns < 1'000'000'000)
+    return fmt::format("{:.{}f}ms", d / 1e6, d < 1e7 ? 2 : d < 1e8 ? 1 : 0);
+  return fmt::format("{:.3f}s", d / 1e9);
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  const auto b = static_cast<double>(bytes);
+  if (bytes < 10'000) return fmt::format("{}B", bytes);
+  if (bytes < 10'000ull << 10) return fmt::format("{:.1f}KiB", b / 1024);
+  if (bytes < 10'000ull << 20) return fmt::format("{:.1f}MiB", b / (1024.0 * 1024));
+  return fmt::format("{:.1f}GiB", b / (1024.0 * 1024 * 1024));
+}
+
+}  // namespace encore
