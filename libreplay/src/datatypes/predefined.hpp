@@ -39,8 +39,9 @@ struct Predefined {
 // Null when `handle` is not a predefined MPICH datatype (MPI_DATATYPE_NULL is not one).
 const Predefined* find_predefined(MPI_Datatype handle) noexcept;
 
-// The predefined type whose yaksa type MPICH uses for `handle` (MPI_INTEGER -> MPI_INT32_T,
-// MPI_2REAL -> MPI_C_FLOAT_COMPLEX, ...): types mapped together count as "the same type".
+// A representative of the yaksa type object MPICH uses for `handle` (MPI_INT, MPI_UNSIGNED,
+// MPI_INTEGER -> MPI_INT32_T; MPI_2REAL -> MPI_C_FLOAT_COMPLEX; ...): a struct whose entries
+// all share one object is built as an unpadded hindexed.
 MPI_Datatype yaksa_representative(MPI_Datatype handle) noexcept;
 
 // Every predefined type, for tests and for filling the engine's table.
