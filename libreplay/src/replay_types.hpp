@@ -1,6 +1,6 @@
 // Datatypes as the replay needs them: sizes and extents for receive layouts, unpacking recorded
-// bytes into the program's buffers, packing sent data to check its hash. Predefined types are
-// known from MPICH's handle encoding; derived types come from libreplay's datatype engine.
+// bytes into the program's buffers, packing sent data to check its hash. All of it is answered by
+// libreplay's own datatype engine (src/datatypes/), which knows MPICH's layouts exactly.
 #pragma once
 
 #include <mpi.h>
@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "datatypes/type_engine.hpp"
 
 namespace encore::replay {
 
@@ -21,14 +23,18 @@ using RecvBlocks = std::vector<RecvBlock>;
 
 class Types {
  public:
-  std::int64_t size(MPI_Datatype t) const;
-  MPI_Aint extent(MPI_Datatype t) const;
-  // Copies `bytes` packed bytes (the first elements of `count` of type t) into buf.
+  TypeEngine& engine() noexcept { return engine_; }
+  std::int64_t size(MPI_Datatype t) const { return engine_.size(t); }
+  MPI_Aint extent(MPI_Datatype t) const { return engine_.extent(t).extent; }
+  // Copies packed bytes (the first ones of `count` elements of t: a message may be shorter than
+  // the buffer posted) into buf.
   void unpack(std::span<const std::byte> packed, MPI_Count count, MPI_Datatype t, void* buf) const;
   // The packed bytes of count elements (a view of buf when the type is contiguous).
   std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype t,
                                   std::vector<std::byte>& scratch) const;
-  bool contiguous(MPI_Datatype t) const;
+
+ private:
+  TypeEngine engine_;
 };
 
 }  // namespace encore::replay

@@ -129,10 +129,41 @@ void Step::out_group(int i, MPI_Group* p) {
 
 void Step::out_datatype(int i, MPI_Datatype* p) {
   if (!p) return;
-  // Until libreplay's datatype engine builds the type, the handle is only a name for its id.
+  // A name for the recorded type until the constructor's hook builds it with the engine (types
+  // from calls without a hook, such as MPI_Type_match_size, keep only the name).
+  pending_type_id_ = static_cast<std::uint32_t>(arg(i).scalar);
   const auto handle = static_cast<MPI_Datatype>(rep_->new_handle(0x8c200000u));
-  rep_->bind_datatype(static_cast<std::uint32_t>(arg(i).scalar), handle);
+  rep_->bind_datatype(pending_type_id_, handle);
   *p = handle;
+}
+
+void Step::engine_failed(const std::exception& e) {
+  rep_->fail(fmt::format("event {} ({}): {}", rep_->index(), function_table()[id_].name, e.what()));
+}
+
+void Step::local_pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf,
+                      int* position) {
+  try {
+    // *position already holds the recorded position after the call.
+    auto& engine = rep_->types().engine();
+    const MPI_Count bytes = engine.pack_size(incount, type);
+    auto* out = static_cast<std::byte*>(outbuf) + (*position - bytes);
+    engine.pack(inbuf, incount, type, out);
+  } catch (const std::exception& e) {
+    engine_failed(e);
+  }
+}
+
+void Step::local_unpack(const void* inbuf, int* position, void* outbuf, int outcount,
+                        MPI_Datatype type) {
+  try {
+    auto& engine = rep_->types().engine();
+    const MPI_Count bytes = engine.pack_size(outcount, type);
+    const auto* in = static_cast<const std::byte*>(inbuf) + (*position - bytes);
+    engine.unpack(in, outcount, type, outbuf);
+  } catch (const std::exception& e) {
+    engine_failed(e);
+  }
 }
 
 void Step::out_op(int i, MPI_Op* p) {
@@ -189,6 +220,11 @@ void Step::free_datatype(int i, MPI_Datatype* p) {
   (void)i;
   if (!p) return;
   rep_->unbind_datatype(*p);
+  try {
+    if (rep_->types().engine().is_valid(*p)) rep_->types().engine().free(*p);
+  } catch (const std::exception& e) {
+    engine_failed(e);
+  }
   *p = MPI_DATATYPE_NULL;
 }
 
@@ -210,7 +246,11 @@ std::int64_t Step::null_value(int i) const {
 
 void Step::commit_datatype(int i, MPI_Datatype t) {
   (void)i;
-  (void)t;
+  try {
+    if (rep_->types().engine().is_valid(t)) rep_->types().engine().commit(t);
+  } catch (const std::exception& e) {
+    engine_failed(e);
+  }
 }
 
 double Step::ret_double() const {

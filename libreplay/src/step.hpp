@@ -90,6 +90,22 @@ class Step {
     else *p = static_cast<H>(null_value(i));
   }
   void commit_datatype(int i, MPI_Datatype t);
+  // A derived datatype the recorded call created: built by the engine, named like the record.
+  template <class Build>
+  void new_type(MPI_Datatype* out, Build build) {
+    if (!out) return;
+    const MPI_Datatype placeholder = *out;
+    try {
+      *out = build(rep_->types().engine());
+    } catch (const std::exception& e) {
+      engine_failed(e);
+    }
+    rep_->unbind_datatype(placeholder);
+    rep_->bind_datatype(pending_type_id_, *out);
+  }
+  void local_pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, int* position);
+  void local_unpack(const void* inbuf, int* position, void* outbuf, int outcount,
+                    MPI_Datatype type);
   double ret_double() const;
   std::int64_t ret_value() const;
   template <class T>
@@ -128,6 +144,7 @@ class Step {
   void fill_slot(std::uint64_t slot, const RecvBlocks& blocks);
   void unpack_payload(const PayloadRef& p, const RecvBlock& b);
   bool test_says_done() const;
+  [[noreturn]] void engine_failed(const std::exception& e);
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
@@ -140,6 +157,7 @@ class Step {
   };
   std::vector<Mismatch> mismatches_;
   std::vector<std::byte> scratch_;
+  std::uint32_t pending_type_id_ = 0;
 };
 
 }  // namespace encore::replay

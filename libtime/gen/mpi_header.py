@@ -26,7 +26,8 @@ class Function:
 
 
 _PROTO = re.compile(
-    r"^([A-Za-z_][\w \*]*?)\b(MPIX?_\w+)\s*\(([^;{]*?)\)\s*(?:MPICH_\w+(?:\([^)]*\))?\s*)*;",
+    r"^([A-Za-z_][\w \*]*?)\b(MPIX?_\w+)\s*\(([^;{]*?)\)\s*"
+    r"(?:(?:MPICH|ROMIO)_\w+(?:\([^)]*\))?\s*)*;",
     re.M)
 _HANDLE = re.compile(
     r"^#define\s+(MPIX?_\w+)\s+\(?\((MPI_[A-Za-z]+)\)\s*\(?(0x[0-9a-fA-F]+|0)\)?\)?\s*$", re.M)
@@ -94,3 +95,9 @@ def defined_symbols(library):
     out = subprocess.run(["nm", "-D", "--defined-only", str(library)], check=True,
                          capture_output=True, text=True).stdout
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
+
+
+def read_macros(include_dir):
+    """Names mpi.h #defines (a few declared functions are also macros, e.g. MPI_DUP_FN)."""
+    text = _strip_comments((pathlib.Path(include_dir) / "mpi.h").read_text())
+    return set(re.findall(r"^#\s*define\s+(\w+)", text, re.M))

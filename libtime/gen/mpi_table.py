@@ -439,7 +439,8 @@ def main(argv):
     if args.dump_shims:
         write_if_changed(args.dump_shims, emit_dump_shims(described))
     if args.replay_shims:
-        write_if_changed(args.replay_shims, replay_shims.emit_replay_shims(described, enum_name))
+        write_if_changed(args.replay_shims, replay_shims.emit_replay_shims(
+            described, enum_name, mpi_header.read_macros(args.mpi_include)))
     if args.list:
         for f, modelled, cat, params in described:
             roles = ", ".join(f"{p.name if p else 'return'}:{r}" for p, r, *_ in params)

@@ -2,14 +2,22 @@
 printing rank's output is byte-identical to the real run, no send differs from the recorded
 one, and a program that does something else than the trace says stops at the first divergent
 call with a message naming both calls."""
+import glob
+import os
 import re
+import subprocess
 
 import harness
+
+BUILD = os.environ.get("ENCORE_BUILD_DIR", "build")
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # (example, ranks, extra program arguments)
 CASES = [
     ("ring", 2, []),
     ("ring", 4, []),
+    ("halo2d", 2, []),
+    ("halo2d", 4, []),
     ("collectives", 2, []),
     ("collectives", 4, []),
     ("master_worker", 2, []),
@@ -74,16 +82,54 @@ class Replay(harness.TempDirTest):
         self.assertIn("rank-00001.events", out.stderr)
 
     def test_unsupported_call_says_so(self):
-        # halo2d builds an MPI_Type_vector: until the replay's datatype engine handles derived
-        # types, the replay must stop with a clear line rather than feed wrong data.
-        trace = self.tmp / "halo"
-        real = harness.record(trace, 2, harness.example("halo2d"))
-        out = replay(trace, 0, harness.example("halo2d"), check=False)
-        if out.returncode == 0:
-            self.assertEqual(out.stdout, real.stdout)
-        else:
-            self.assertEqual(out.returncode, 86)
-            self.assertRegex(out.stderr.strip().splitlines()[-1], r"^encore replay: .*datatype")
+        programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
+        trace = self.tmp / "rma"
+        harness.record(trace, 2, f"{programs}/test_rma_window")
+        out = replay(trace, 0, f"{programs}/test_rma_window", check=False)
+        self.assertEqual(out.returncode, 86)
+        self.assertRegex(out.stderr.strip().splitlines()[-1],
+                         r"^encore replay: MPI_Win_create is not supported \(rank 0, event \d+\)$")
+
+    def test_without_mpich_installed(self):
+        # In a mount namespace where MPICH's library is an empty file, the program cannot even
+        # start on its own; `encore replay` runs it with libreplay under MPICH's soname.
+        trace = self.tmp / "ring"
+        real = harness.record(trace, 2, harness.example("ring"))
+        libs = [p for p in glob.glob("/usr/lib/*/libmpich.so.12*") if not os.path.islink(p)]
+        self.assertTrue(libs, "MPICH's library not found")
+        script = (f"mount --bind /dev/null {libs[0]} && "
+                  f"{{ {harness.example('ring')} >/dev/null 2>&1; echo plain=$?; "
+                  f"{harness.TOOL} replay --rank 0 --wtime recorded {trace} -- {harness.example('ring')}; }}")
+        p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                           timeout=120)
+        if "plain=" not in p.stdout:
+            self.skipTest(f"no private mount namespace here: {p.stderr.strip()}")
+        self.assertIn("plain=127", p.stdout, "MPICH was still loadable")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.replace("plain=127\n", ""), real.stdout)
+
+    def test_relinked_binary(self):
+        # The program linked against libreplay instead of MPICH, run with the trace and rank
+        # from the environment.
+        trace = self.tmp / "ring"
+        real = harness.record(trace, 2, harness.example("ring"))
+        exe = self.tmp / "ring.replay"
+        mpi_include = subprocess.run(["mpicc", "-show"], capture_output=True, text=True).stdout
+        includes = re.findall(r"-I\S+", mpi_include)
+        libdir = os.path.join(BUILD, "libreplay")
+        harness.run(["cc", "-O2", f"{SOURCE}/examples/ring.c", f"{SOURCE}/examples/common/digest.c",
+                     f"-I{SOURCE}/examples/common", *includes, "-o", str(exe), f"-L{libdir}",
+                     "-lencore-replay", f"-Wl,-rpath,{os.path.abspath(libdir)}"])
+        needed = harness.run(["readelf", "-d", str(exe)]).stdout
+        self.assertNotIn("libmpich", needed)
+        out = harness.run([str(exe)], env={"ENCORE_REPLAY_TRACE": str(trace), "ENCORE_REPLAY_RANK": "0",
+                                           "ENCORE_REPLAY_WTIME": "recorded"})
+        self.assertEqual(out.stdout, real.stdout)
+        # The same through a config file.
+        cfg = self.tmp / "replay.conf"
+        cfg.write_text(f"ENCORE_REPLAY_TRACE={trace}\nENCORE_REPLAY_RANK=1\n")
+        out = harness.run([str(exe)], env={"ENCORE_REPLAY_CONFIG": str(cfg)})
+        self.assertEqual(out.returncode, 0)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kReplayLibName = "libencore-replay.so";
+// libreplay under MPICH's soname, in a directory of its own (see libreplay/CMakeLists.txt).
+constexpr const char* kReplayLibName = "encore/mpich-abi/libmpich.so.12";
 #ifdef ENCORE_REPLAY_BUILD_PATH
 constexpr const char* kReplayBuildPath = ENCORE_REPLAY_BUILD_PATH;
 #else
@@ -47,6 +48,11 @@ int replay(const ReplayOptions& o) {
   set_env("ENCORE_REPLAY_RANK", std::to_string(o.rank));
   set_env("ENCORE_REPLAY_WTIME", o.wtime);
   if (o.quiet) set_env("ENCORE_QUIET", "1");
+  // First on the library path, so a program linked against MPICH loads the replay in its place
+  // (and MPICH need not be installed); preloaded too, for programs that link MPI otherwise.
+  std::string path = lib.parent_path().string();
+  if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) path += std::string(":") + old;
+  set_env("LD_LIBRARY_PATH", path);
   prepend_preload(lib);
   return run_command(o.command);
 }

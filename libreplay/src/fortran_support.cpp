@@ -1,0 +1,48 @@
+// What MPICH's Fortran library (libmpichfort, used by `mpif.h` and `use mpi` programs) needs from
+// libmpich besides the MPI_/PMPI_ functions: a few data objects and internal attribute helpers.
+// With them, a Fortran program replays under libreplay wherever libmpichfort is installed.
+// mpi.h declares these objects; they must be visible outside the library like MPICH's.
+#pragma GCC visibility push(default)
+#include <mpi.h>
+#pragma GCC visibility pop
+
+#define ENCORE_EXPORT __attribute__((visibility("default")))
+
+namespace {
+int unweighted_marker = 0;
+int weights_empty_marker = 0;
+MPI_Fint status_ignore_marker[sizeof(MPI_Status) / sizeof(int)] = {};
+MPI_Fint statuses_ignore_marker[sizeof(MPI_Status) / sizeof(int)] = {};
+MPI_F08_status f08_status_ignore_marker{};
+MPI_F08_status f08_statuses_ignore_marker{};
+}  // namespace
+
+extern "C" {
+ENCORE_EXPORT int* const MPI_UNWEIGHTED = &unweighted_marker;
+ENCORE_EXPORT int* const MPI_WEIGHTS_EMPTY = &weights_empty_marker;
+ENCORE_EXPORT MPI_Fint* MPI_F_STATUS_IGNORE = status_ignore_marker;
+ENCORE_EXPORT MPI_Fint* MPI_F_STATUSES_IGNORE = statuses_ignore_marker;
+ENCORE_EXPORT MPI_F08_status* MPI_F08_STATUS_IGNORE = &f08_status_ignore_marker;
+ENCORE_EXPORT MPI_F08_status* MPI_F08_STATUSES_IGNORE = &f08_statuses_ignore_marker;
+
+// libmpichfort's attribute calls go to these internal helpers, not to MPI_Comm_get_attr, so
+// the capture library never sees them and the trace has no event for them: the replay answers
+// locally, as for a key with no value set.
+ENCORE_EXPORT int MPII_Comm_get_attr(MPI_Comm, int, void*, int* flag, int) {
+  if (flag) *flag = 0;
+  return MPI_SUCCESS;
+}
+ENCORE_EXPORT int MPII_Type_get_attr(MPI_Datatype, int, void*, int* flag, int) {
+  if (flag) *flag = 0;
+  return MPI_SUCCESS;
+}
+ENCORE_EXPORT int MPII_Win_get_attr(MPI_Win, int, void*, int* flag, int) {
+  if (flag) *flag = 0;
+  return MPI_SUCCESS;
+}
+ENCORE_EXPORT int MPII_Comm_set_attr(MPI_Comm, int, void*, int) { return MPI_SUCCESS; }
+ENCORE_EXPORT int MPII_Type_set_attr(MPI_Datatype, int, void*, int) { return MPI_SUCCESS; }
+ENCORE_EXPORT int MPII_Win_set_attr(MPI_Win, int, void*, int) { return MPI_SUCCESS; }
+ENCORE_EXPORT void MPII_Keyval_set_proxy(int, void*, void*) {}
+ENCORE_EXPORT void MPII_Grequest_set_lang_f77(MPI_Request) {}
+}
