@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's main command: build Encore, record the halo2d example on 4 ranks, and show what
-# the trace holds (`encore check` and `encore stats`).
+# The README's main command: build Encore, record the halo2d example on 4 ranks, show what the
+# trace holds (`encore check`, `encore stats`), then replay rank 0 alone, without mpiexec, and
+# compare its output with the real run's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-deps.sh
@@ -8,15 +9,26 @@ build=${ENCORE_BUILD_DIR:-build}
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
-cmake --build "$build" -j "$(nproc)" --target encore encore_dump example_halo2d
+cmake --build "$build" -j "$(nproc)" --target encore encore_dump encore_replay_mpich_abi example_halo2d
 encore="$build/tools/encore/encore"
 trace=${ENCORE_DEMO_TRACE:-demo-trace}
 
 echo "== Recording examples/halo2d.c on 4 ranks into $trace/"
-"$encore" record -o "$trace" --force -- mpiexec -n 4 "$build/examples/example_halo2d"
+"$encore" record -o "$trace" --force -- mpiexec -n 4 "$build/examples/example_halo2d" | tee "$trace.out"
 echo
 echo "== encore check $trace"
 "$encore" check "$trace"
 echo
 echo "== encore stats $trace"
 "$encore" stats "$trace"
+
+echo
+echo "== encore replay --rank 0 $trace -- $build/examples/example_halo2d   (alone, no mpiexec)"
+"$encore" replay --rank 0 --wtime recorded "$trace" -- "$build/examples/example_halo2d" | tee "$trace.replay.out"
+if cmp -s "$trace.out" "$trace.replay.out"; then
+  echo "== the replayed rank printed exactly what the real run printed"
+else
+  echo "== the replayed output differs from the real run:" >&2
+  diff "$trace.out" "$trace.replay.out" >&2
+  exit 1
+fi
