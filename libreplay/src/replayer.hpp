@@ -73,6 +73,8 @@ class Replayer {
   // Why the trace ended where it did (empty if it holds the whole run).
   std::string end_problem() const;
 
+  // Byte order the payload stream holds (the capture may have converted it).
+  ByteOrder payload_byte_order() const { return payload_->byte_order(); }
   // Received bytes of the current thread's payload stream.
   void read_payload(std::uint64_t offset, std::uint64_t n, const RankPayloadReader::Sink& sink);
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "encore/byte_order.hpp"
 #include "encore/event_format.hpp"
 #include "encore/event_text.hpp"
 
@@ -301,6 +302,15 @@ void Step::unpack_payload(const PayloadRef& p, const RecvBlock& b) {
     scratch_.insert(scratch_.end(), bytes.begin(), bytes.end());
   });
   try {
+    if (rep_->payload_byte_order() != host_byte_order()) {
+      // Recorded in the other byte order: converted element by element with the type's
+      // signature (documented limits: long double and packed bytes have no defined conversion).
+      const auto runs = rep_->types().engine().signature(b.type, 4096);
+      if (runs.empty())
+        throw std::runtime_error("cannot convert received data of this datatype to this host's "
+                                 "byte order");
+      swap_elements(scratch_, runs);
+    }
     rep_->types().unpack(scratch_, b.count, b.type, b.base);
   } catch (const std::exception& e) {
     rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
