@@ -18,12 +18,13 @@ MPI_F08_status f08_statuses_ignore_marker{};
 }  // namespace
 
 extern "C" {
-ENCORE_EXPORT int* const MPI_UNWEIGHTED = &unweighted_marker;
-ENCORE_EXPORT int* const MPI_WEIGHTS_EMPTY = &weights_empty_marker;
-ENCORE_EXPORT MPI_Fint* MPI_F_STATUS_IGNORE = status_ignore_marker;
-ENCORE_EXPORT MPI_Fint* MPI_F_STATUSES_IGNORE = statuses_ignore_marker;
-ENCORE_EXPORT MPI_F08_status* MPI_F08_STATUS_IGNORE = &f08_status_ignore_marker;
-ENCORE_EXPORT MPI_F08_status* MPI_F08_STATUSES_IGNORE = &f08_statuses_ignore_marker;
+// Visible outside the library through mpi.h's declarations (see the pragma above).
+int* const MPI_UNWEIGHTED = &unweighted_marker;
+int* const MPI_WEIGHTS_EMPTY = &weights_empty_marker;
+MPI_Fint* MPI_F_STATUS_IGNORE = status_ignore_marker;
+MPI_Fint* MPI_F_STATUSES_IGNORE = statuses_ignore_marker;
+MPI_F08_status* MPI_F08_STATUS_IGNORE = &f08_status_ignore_marker;
+MPI_F08_status* MPI_F08_STATUSES_IGNORE = &f08_statuses_ignore_marker;
 
 // libmpichfort's attribute calls go to these internal helpers, not to MPI_Comm_get_attr, so
 // the capture library never sees them and the trace has no event for them: the replay answers

@@ -4,6 +4,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,10 +22,20 @@ def example(name):
 
 
 def run(args, timeout=300, check=True, env=None, **kw):
-    """Runs a command; returns CompletedProcess with text stdout/stderr."""
+    """Runs a command; returns CompletedProcess with text stdout/stderr. On a timeout the
+    whole process group goes (mpiexec's ranks with it), so no busy-polling rank outlives a
+    test."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=full_env, **kw)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=full_env, start_new_session=True, **kw)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    p = subprocess.CompletedProcess(args, proc.returncode, out, err)
     if check and p.returncode != 0:
         raise AssertionError(f"{' '.join(map(str, args))} exited {p.returncode}\n"
                              f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")

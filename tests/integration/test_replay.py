@@ -58,6 +58,22 @@ class Replay(harness.TempDirTest):
             out = replay(trace, 1, harness.example(name))
             self.assertNotIn("differs from the recorded run", out.stderr)
 
+    def test_trace_cut_short(self):
+        # A trace that ends early (a crash during capture): the replay runs up to the cut, then
+        # stops with a line saying where the trace ends.
+        programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
+        trace = self.tmp / "cut"
+        harness.record(trace, 2, f"{programs}/test_endless", "0.5", options=["--flush-ms", "20"])
+        events = trace / "rank-00000.events"
+        data = events.read_bytes()
+        events.write_bytes(data[: len(data) * 3 // 4])
+        out = replay(trace, 0, f"{programs}/test_endless", "0.5", check=False)
+        self.assertEqual(out.returncode, 86)
+        self.assertIn("alive rank=0", out.stdout)
+        self.assertRegex(out.stderr.strip().splitlines()[-1],
+                         r"^encore replay: the trace of rank 0 ends after event \d+ .*; the "
+                         r"program went on with MPI_\w+$")
+
     def test_divergence_names_both_calls(self):
         trace = self.tmp / "ring"
         harness.record(trace, 2, harness.example("ring"), 3, 1000)
