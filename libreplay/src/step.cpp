@@ -255,13 +255,13 @@ void Step::commit_datatype(int i, MPI_Datatype t) {
 }
 
 double Step::ret_double() const {
-  const auto& args = ev_->args;
-  return args.empty() ? 0.0 : args.back().real;
+  const auto n = function_table()[id_].params.size();
+  return n == 0 ? 0.0 : ev_->args[n - 1].real;  // the return value is the last "parameter"
 }
 
 std::int64_t Step::ret_value() const {
-  const auto& args = ev_->args;
-  return args.empty() ? 0 : args.back().scalar;
+  const auto n = function_table()[id_].params.size();
+  return n == 0 ? 0 : ev_->args[n - 1].scalar;
 }
 
 void Step::unsupported() {

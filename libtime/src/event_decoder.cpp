@@ -243,7 +243,20 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns,
   ev.end_ns = ev.start_ns + duration;
   ev.rc = (head & event_format::kHasError) ? in.read_svarint() : 0;
   const FunctionInfo& f = table[id];
-  ev.args.assign(f.params.size(), ArgValue{});
+  // Reused between events, never shrunk (the vectors keep their capacity): decoding allocates
+  // nothing in the steady state, which matters to the replay, decoding one event per MPI call.
+  if (ev.args.size() < f.params.size()) ev.args.resize(f.params.size());
+  for (ArgValue& a : ev.args) {
+    a.present = false;
+    a.scalar = 0;
+    a.real = 0;
+    a.flags = 0;
+    a.list.clear();
+    a.remote.clear();
+    a.requests.clear();
+    a.statuses.clear();
+    a.text.clear();
+  }
   ev.payloads.clear();
   ev.send_hashes.clear();
   ev.signatures.clear();

@@ -67,7 +67,9 @@ struct Event {
   std::uint64_t overhead_ns = 0;  // tool time charged just before this call
   std::uint64_t raw_start_ns = 0; // uncorrected (start + all overhead so far)
   std::int64_t rc = 0;
-  std::vector<ArgValue> args;   // one per parameter of the function (table order)
+  // One per parameter of the function, in table order. May hold more entries than the
+  // function has parameters (the decoder reuses them): only the first params.size() count.
+  std::vector<ArgValue> args;
   std::vector<PayloadRef> payloads;
   std::vector<SendHash> send_hashes;
   std::vector<DatatypeSignature> signatures;
