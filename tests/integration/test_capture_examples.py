@@ -17,6 +17,7 @@ CASES = [
     ("master_worker", 2, {1}),     # the master hashes the assembled image, not arrival order
     ("master_worker", 4, {1, 2, 3}),
     ("fortran_ring", 2, None),
+    ("hybrid_omp", 2, None),
 ]
 
 

@@ -23,6 +23,7 @@ CASES = [
     ("master_worker", 2, []),
     ("master_worker", 4, ["128", "16", "256", "dynamic"]),  # arrival order varies run to run
     ("fortran_ring", 2, []),
+    ("hybrid_omp", 2, []),         # OpenMP threads compute, the main thread calls MPI
 ]
 
 
