@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
+
 #include "encore/error.hpp"
 #include "encore/manifest.hpp"
 #include "encore/trace_dir.hpp"
@@ -16,16 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class ManifestTest : public ::testing::Test {
+class ManifestTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("encore-unit-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Message of the Error that loading `doc` throws, or "" if it loads.
   std::string load_error(const json& doc) {
@@ -39,7 +33,6 @@ class ManifestTest : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
 };
 
 Manifest sample() {

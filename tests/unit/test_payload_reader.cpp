@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
+
 #include "encore/chunk_codec.hpp"
 #include "encore/error.hpp"
 #include "encore/payload_reader.hpp"
@@ -16,18 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PayloadReaderTest : public ::testing::Test {
+class PayloadReaderTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("encore-unit-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  fs::path dir_;
 };
 
 // Byte k of thread t's payload stream.

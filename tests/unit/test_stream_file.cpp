@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir_test.hpp"
+
 #include "encore/chunk_codec.hpp"
 #include "encore/error.hpp"
 #include "encore/stream_file.hpp"
@@ -17,18 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed afterwards.
-class StreamFileTest : public ::testing::Test {
+class StreamFileTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("encore-unit-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  fs::path dir_;
 };
 
 std::vector<std::byte> payload_for(std::size_t i, std::size_t n) {
