@@ -20,7 +20,6 @@ using nlohmann::json;
 
 class ManifestTest : public TempDirTest {
  protected:
-
   // Message of the Error that loading `doc` throws, or "" if it loads.
   std::string load_error(const json& doc) {
     const fs::path p = dir_ / "manifest.json";

@@ -18,10 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PayloadReaderTest : public TempDirTest {
- protected:
-
-};
+class PayloadReaderTest : public TempDirTest {};
 
 // Byte k of thread t's payload stream.
 std::byte expected(std::uint16_t t, std::uint64_t k) {

@@ -19,10 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed afterwards.
-class StreamFileTest : public TempDirTest {
- protected:
-
-};
+class StreamFileTest : public TempDirTest {};
 
 std::vector<std::byte> payload_for(std::size_t i, std::size_t n) {
   std::vector<std::byte> out(n);
