@@ -14,38 +14,14 @@ The loops time themselves (CLOCK_MONOTONIC inside the program): mpiexec start-up
 """
 import argparse
 import json
-import os
 import pathlib
 import re
 import shutil
-import statistics
-import subprocess
 import tempfile
 
+from benchlib import fmt, loops, run
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-def run(cmd, env=None):
-    full = dict(os.environ, **(env or {}))
-    p = subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=900)
-    if p.returncode != 0:
-        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stderr}")
-    return p.stdout
-
-
-def loops(out):
-    return {m.group(1): float(m.group(2))
-            for m in re.finditer(r"loop=(\w+) iters=\d+ ns_per_iter=([\d.]+)", out)}
-
-
-def summary(values):
-    med = statistics.median(values)
-    return med, min(values), max(values)
-
-
-def fmt(values, unit=""):
-    med, lo, hi = summary(values)
-    return f"{med:10.1f}{unit} [{lo:.1f} .. {hi:.1f}]"
 
 
 def main():

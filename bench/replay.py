@@ -12,29 +12,12 @@ program's own loop timers (CLOCK_MONOTONIC inside the program), medians of sever
 """
 import argparse
 import pathlib
-import re
 import shutil
-import statistics
-import subprocess
 import tempfile
 
+from benchlib import fmt, loops, run
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if p.returncode != 0:
-        raise SystemExit(f"{' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stderr}")
-    return p.stdout
-
-
-def loops(out):
-    return {m.group(1): float(m.group(2))
-            for m in re.finditer(r"loop=(\w+) iters=\d+ ns_per_iter=([\d.]+)", out)}
-
-
-def fmt(values, unit):
-    return f"{statistics.median(values):10.1f}{unit} [{min(values):.1f} .. {max(values):.1f}]"
 
 
 def main():

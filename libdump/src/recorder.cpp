@@ -117,9 +117,7 @@ Manifest& rank0_manifest() {
 }  // namespace
 
 Recorder::Recorder(const Options& o, Clock clk)
-    : options(o), clock(clk), pool(o.memory_budget) {
-  for (auto& p : other_ids) p.reset();
-}
+    : options(o), clock(clk), pool(o.memory_budget) {}
 
 HandleIds& Recorder::ids(HandleKind kind) {
   auto& slot = other_ids[static_cast<int>(kind)];

@@ -71,14 +71,12 @@ class Segment {
 
   // Resets the segment for a new owner, whose stream stands at `start` (bytes ignored).
   void reset(const Mark& start) noexcept {
-    start_ = start;
-    start_.bytes = 0;
-    start_.times = 0;
-    flushed_ = start_;
-    publish(start_);
+    flushed_ = start;
+    flushed_.bytes = 0;
+    flushed_.times = 0;
+    publish(flushed_);
   }
 
-  const Mark& start() const noexcept { return start_; }
   Mark& flushed() noexcept { return flushed_; }  // writer thread only
 
  private:
@@ -91,7 +89,6 @@ class Segment {
   std::atomic<std::uint64_t> end_ns_{0};
   std::atomic<std::uint64_t> payload_{0};
   std::atomic<std::uint64_t> times_{0};
-  Mark start_;
   Mark flushed_;
 };
 

@@ -76,7 +76,6 @@ class ThreadStream {
   std::uint64_t overhead_ns = 0;   // sum of all overhead charged so far
   std::uint64_t light_tail_ns = 0; // running mean of a light call's post-PMPI tool time
   unsigned light_calls = 0;        // light calls since the last measured one
-  std::uint64_t pending_pre_ns = 0;  // pre-work of the current call (array copies)
   std::vector<std::byte> scratch;    // the event being encoded
   std::vector<std::byte> pack_buf;   // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
@@ -105,7 +104,6 @@ class ThreadStream {
   std::uint64_t payload_ = 0;
   std::uint64_t stall_ns_ = 0;
   std::uint64_t total_stall_ns_ = 0;
-  std::uint64_t end_ns_at_roll_ = 0;
 
   std::mutex mu_;  // guards the sealed queues and the current pointers seen by the writer
   std::deque<Segment*> sealed_events_;

@@ -250,37 +250,43 @@ void TraceWriter::emergency_flush() noexcept {
   // Only if the writer thread is not in the middle of a write: interleaving would corrupt.
   if (!io_mu_.try_lock()) return;
   for (auto& st : streams_) {
-    for (Segment* s : {st.stream->pending().current_payload, st.stream->pending().current_events}) {
-      if (!s) continue;
-      Mark upto = s->published();
-      Mark& done = s->flushed();
-      if (upto.bytes <= done.bytes && upto.times <= done.times) continue;
-      const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
-      const bool ev = s->kind() == StreamKind::events;
-      const InterleavedEvents parts(*s, done, upto);
-      const auto event_parts = parts.parts();
-      ChunkHeader h;
-      h.thread = st.stream->index();
-      h.kind = ev ? ChunkKind::events : ChunkKind::payload;
-      h.seq = ev ? st.event_seq++ : st.payload_seq++;
-      h.first = ev ? done.events : done.payload;
-      h.base = ev ? done.end_ns : 0;
-      h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
-      h.aux = ev ? done.payload : 0;
-      std::byte header[kChunkHeaderSize];
-      const std::span<const std::byte> payload_part[1] = {raw};
-      const std::span<const std::span<const std::byte>> pieces =
-          ev ? std::span<const std::span<const std::byte>>(event_parts)
-             : std::span<const std::span<const std::byte>>(payload_part);
-      if (!write_raw_chunk_header(h, pieces, header)) continue;
-      const int fd = ev ? events_.fd() : payload_.fd();
-      if (write_fully(fd, {header, kChunkHeaderSize}) == 0) {
-        for (const auto& piece : pieces) write_fully(fd, piece);
-      }
-      done = upto;
-    }
+    // Sealed segments not drained yet, then the current ones, in stream order as in drain().
+    const auto p = st.stream->pending();
+    for (Segment* s : p.sealed_payload) emergency_write(st, s);
+    if (p.current_payload) emergency_write(st, p.current_payload);
+    for (Segment* s : p.sealed_events) emergency_write(st, s);
+    if (p.current_events) emergency_write(st, p.current_events);
   }
   io_mu_.unlock();
+}
+
+void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
+  const Mark upto = s->published();
+  Mark& done = s->flushed();
+  if (upto.bytes <= done.bytes && upto.times <= done.times) return;
+  const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+  const bool ev = s->kind() == StreamKind::events;
+  const InterleavedEvents parts(*s, done, upto);
+  const auto event_parts = parts.parts();
+  ChunkHeader h;
+  h.thread = st.stream->index();
+  h.kind = ev ? ChunkKind::events : ChunkKind::payload;
+  h.seq = ev ? st.event_seq++ : st.payload_seq++;
+  h.first = ev ? done.events : done.payload;
+  h.base = ev ? done.end_ns : 0;
+  h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
+  h.aux = ev ? done.payload : 0;
+  std::byte header[kChunkHeaderSize];
+  const std::span<const std::byte> payload_part[1] = {raw};
+  const std::span<const std::span<const std::byte>> pieces =
+      ev ? std::span<const std::span<const std::byte>>(event_parts)
+         : std::span<const std::span<const std::byte>>(payload_part);
+  if (!write_raw_chunk_header(h, pieces, header)) return;
+  const int fd = ev ? events_.fd() : payload_.fd();
+  if (write_fully(fd, {header, kChunkHeaderSize}) == 0) {
+    for (const auto& piece : pieces) write_fully(fd, piece);
+  }
+  done = upto;
 }
 
 WriterStats TraceWriter::stats() const {
