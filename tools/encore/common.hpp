@@ -60,6 +60,9 @@ Subcommand add_show(CLI::App& parent);
 Subcommand add_stats(CLI::App& parent);
 Subcommand add_check(CLI::App& parent);
 Subcommand add_digest(CLI::App& parent);
+Subcommand add_export(CLI::App& parent);
+Subcommand add_simulate(CLI::App& parent);
+Subcommand add_predict(CLI::App& parent);
 
 // A trace directory with its manifest loaded and checked against this build's function table.
 struct Trace {

@@ -1,0 +1,86 @@
+// Writes one rank's events (and payload) streams from decoded Events: what the replay profile,
+// the predictor and hand-made test traces use. Single-threaded; events of several threads may
+// be interleaved (each thread gets its own chunk sequence, as libdump writes them). The
+// encoding is the one decode_event() reads (encore/event_format.hpp); libdump's hot path has
+// its own generated encoder and does not go through here.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "encore/byte_order.hpp"
+#include "encore/chunk_codec.hpp"
+#include "encore/event.hpp"
+#include "encore/stream_file.hpp"
+
+namespace encore {
+
+// Appends the body of `e` (head, rc, arguments, extras; not the three timing fields) to `out`.
+// Payload extras are written from e.payloads (slot, datatype, count, bytes; offsets are
+// implied by the order). Throws Error if an argument cannot be encoded (e.g. a function id
+// outside the table).
+void encode_event_body(const Event& e, std::vector<std::byte>& out);
+
+struct RankWriterOptions {
+  ByteOrder payload_order = host_byte_order();
+  int level = 3;                            // zstd level; 0 stores chunks raw
+  std::size_t chunk_events = 4096;          // events per chunk (at most)
+  std::size_t chunk_bytes = 1u << 20;       // raw bytes per chunk (about)
+};
+
+class RankTraceWriter {
+ public:
+  // Creates (truncates) the two stream files of `rank`. Throws Error.
+  RankTraceWriter(const std::filesystem::path& events_file,
+                  const std::filesystem::path& payload_file, std::uint32_t rank,
+                  RankWriterOptions options = {});
+  ~RankTraceWriter();  // closes without a trailer if close() was not called (a cut stream)
+  RankTraceWriter(const RankTraceWriter&) = delete;
+  RankTraceWriter& operator=(const RankTraceWriter&) = delete;
+
+  // Appends `e` to the stream of thread e.thread. Uses e.start_ns, e.end_ns (corrected, must
+  // not go backwards within a thread) and e.overhead_ns; e.index is ignored (events are
+  // numbered in write order per thread). `payload` holds the bytes of e.payloads, in order
+  // (their total must equal e.payload_bytes()). Throws Error.
+  void write(const Event& e, std::span<const std::byte> payload = {});
+
+  // Writes pending chunks and the trailers (end status 0 = complete, as libdump's) and closes.
+  void close(std::uint8_t end_status = 0);
+
+  std::uint64_t events() const noexcept { return events_; }
+  std::uint64_t payload_bytes() const noexcept { return payload_bytes_; }
+
+ private:
+  struct ThreadState {
+    std::uint64_t events = 0;          // written so far (also the next event's index)
+    std::uint64_t payload = 0;         // bytes written so far
+    std::uint64_t overhead_ns = 0;     // sum of overhead_ns
+    std::uint64_t end_ns = 0;          // corrected end of the last event
+    std::uint64_t chunk_first = 0;     // index of the first event in the open chunk
+    std::uint64_t chunk_base = 0;      // end_ns before the open chunk
+    std::uint64_t chunk_payload = 0;   // payload offset before the open chunk
+    std::uint64_t payload_first = 0;   // payload offset of the open payload chunk
+    std::uint64_t event_seq = 0;
+    std::uint64_t payload_seq = 0;
+    std::vector<std::byte> gap, duration, overhead, body, payload_buf;
+  };
+  void flush_events(std::uint16_t thread, ThreadState& t);
+  void flush_payload(std::uint16_t thread, ThreadState& t);
+
+  StreamFileWriter events_file_;
+  StreamFileWriter payload_file_;
+  RankWriterOptions options_;
+  ChunkCompressor compressor_;
+  std::vector<std::byte> chunk_buf_, assembly_;
+  std::map<std::uint16_t, ThreadState> threads_;
+  std::uint64_t event_chunks_ = 0;
+  std::uint64_t payload_chunks_ = 0;
+  std::uint64_t events_ = 0;
+  std::uint64_t payload_bytes_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace encore
