@@ -102,7 +102,7 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
                    options_.trace.c_str(), manifest_.function_table.hash.c_str(),
                    std::string(kFunctionTableHash).c_str());
     }
-    events_ = std::make_unique<RankEventReader>(dir.events_path(options_.rank));
+    events_ = std::make_unique<OrderedEventReader>(dir.events_path(options_.rank));
     payload_ = std::make_unique<RankPayloadReader>(dir.payload_path(options_.rank));
     if (!options_.profile.empty())
       profile_ = std::make_unique<ReplayProfile>(options_.profile, options_.trace, manifest_,

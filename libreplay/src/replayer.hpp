@@ -15,7 +15,7 @@
 #include <mpi.h>
 
 #include "encore/event.hpp"
-#include "encore/event_reader.hpp"
+#include "encore/ordered_event_reader.hpp"
 #include "encore/manifest.hpp"
 #include "encore/payload_reader.hpp"
 
@@ -113,7 +113,7 @@ class Replayer {
   ReplayOptions options_;
   Manifest manifest_;
   Types types_;
-  std::unique_ptr<RankEventReader> events_;
+  std::unique_ptr<OrderedEventReader> events_;  // in call order across threads
   std::unique_ptr<RankPayloadReader> payload_;
   std::unique_ptr<ReplayProfile> profile_;
   Event current_;
