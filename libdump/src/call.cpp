@@ -53,6 +53,21 @@ void Call::read_counters() noexcept {
   ts_->counters.read_segment(ts_->counter_deltas);
 }
 
+namespace {
+
+// Records one measured light tail; returns the median of the samples kept.
+std::uint64_t sample_light_tail(ThreadStream& ts, std::uint64_t tail) noexcept {
+  constexpr unsigned kKept = ThreadStream::kTailSamples;
+  ts.tail_samples[ts.tail_count++ % kKept] = tail;
+  const unsigned n = std::min(ts.tail_count, kKept);
+  std::uint64_t sorted[kKept];
+  std::copy_n(ts.tail_samples, n, sorted);
+  std::nth_element(sorted, sorted + n / 2, sorted + n);
+  return sorted[n / 2];
+}
+
+}  // namespace
+
 void Call::commit() noexcept {
   if (!ts_->send_hashes.empty()) emit_send_hashes();
   if (rec_->counters_on) {
@@ -97,14 +112,14 @@ void Call::commit() noexcept {
   // The clock read that closes our work costs as much as the rest of a light call's
   // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
   // stalls) and on one light call in kTailSample; the other light calls are charged the
-  // running mean of the sampled ones.
+  // median of the last sampled ones (a sample the scheduler stretched is charged only to its
+  // own call).
   constexpr unsigned kTailSample = 64;
   if (heavy_ || ++ts_->light_calls >= kTailSample) {
     const std::uint64_t t3 = rec_->clock.to_ns(rec_->clock.ticks());
     if (!heavy_) {
       ts_->light_calls = 0;
-      const std::uint64_t tail = t3 - ts_->last_t2_ns;
-      ts_->light_tail_ns = ts_->light_tail_ns ? (7 * ts_->light_tail_ns + tail) / 8 : tail;
+      ts_->light_tail_ns = sample_light_tail(*ts_, t3 - ts_->last_t2_ns);
     }
     ts_->last_t3_ns = t3;
   } else {
@@ -340,19 +355,26 @@ MPI_Status* Call::scratch_statuses(std::int64_t n) {
 
 namespace {
 
-// The packed bytes of `count` elements: a view of the program's memory when contiguous, else
-// packed into `scratch`.
-std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype type,
-                                  const TypeInfo& t, std::vector<std::byte>& scratch) {
-  const auto bytes = static_cast<std::size_t>(count * t.size);
-  if (bytes == 0) return {};
-  if (t.contiguous) return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};
+// Non-contiguous data packed into `scratch` (at most `bytes` of it).
+std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype type,
+                                std::size_t bytes, std::vector<std::byte>& scratch) {
   MPI_Count pack_size = 0;
   PMPI_Pack_size_c(count, type, MPI_COMM_WORLD, &pack_size);
   scratch.resize(static_cast<std::size_t>(pack_size));
   MPI_Count position = 0;
   PMPI_Pack_c(buf, count, type, scratch.data(), pack_size, &position, MPI_COMM_WORLD);
   return {scratch.data(), std::min(bytes, static_cast<std::size_t>(position))};
+}
+
+// The packed bytes of `count` elements: a view of the program's memory when contiguous (the
+// light calls' case, inlined), else packed into `scratch`.
+ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count,
+                                             MPI_Datatype type, const TypeInfo& t,
+                                             std::vector<std::byte>& scratch) {
+  const auto bytes = static_cast<std::size_t>(count * t.size);
+  if (bytes == 0) return {};
+  if (t.contiguous) return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};
+  return pack(buf, count, type, bytes, scratch);
 }
 
 }  // namespace

@@ -105,8 +105,13 @@ class ThreadStream {
   std::uint64_t last_t3_ns = 0;               // when the previous call's tool work ended (raw ns)
   std::uint64_t last_end_ns = 0;              // corrected end of the previous event
   std::uint64_t overhead_ns = 0;              // sum of all overhead charged so far
-  std::uint64_t light_tail_ns = 0;            // running mean of a light call's post-PMPI tool time
-  unsigned light_calls = 0;                   // light calls since the last measured one
+  std::uint64_t light_tail_ns = 0;  // estimate of a light call's post-PMPI tool time
+  unsigned light_calls = 0;         // light calls since the last measured one
+  // The last measured light tails: the estimate is their median, so one sample stretched by
+  // a preemption is not charged to every light call that follows.
+  static constexpr unsigned kTailSamples = 7;
+  std::uint64_t tail_samples[kTailSamples] = {};
+  unsigned tail_count = 0;
   std::vector<std::byte> scratch;             // the event being encoded
   std::vector<std::byte> pack_buf;            // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
