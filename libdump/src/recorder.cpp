@@ -124,9 +124,9 @@ ThreadStream* Recorder::register_thread() {
   std::lock_guard lock(threads_mu_);
   if (!writer || threads_.size() >= 0xffff) return nullptr;
   auto stream = std::make_unique<ThreadStream>(static_cast<std::uint16_t>(threads_.size()), pool);
-  // The main thread's first gap counts from the library's load; other threads' from their start.
-  stream->last_t2_ns = stream->last_t3_ns = threads_.empty() ? 0 : clock.to_ns(clock.ticks());
-  stream->last_end_ns = stream->last_t3_ns;
+  // Every thread's first gap counts from the clock's zero (the library's load): its first
+  // chunk's base is 0, and a reader adds the gaps to it. (Counting a later thread's from its
+  // start put all its times off by that start once it had a second chunk.)
   ThreadStream* s = stream.get();
   if (counters_on && !s->counters.start(options.papi_events)) {
     std::fprintf(stderr, "encore: rank %d: PAPI refused an event set for a new thread; its "
@@ -155,6 +155,7 @@ void Recorder::start(int thread_level) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rec->rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &rec->nprocs);
   rec->payload_on = opts.records_payload_of(rec->rank);
+  rec->convert_payload = opts.payload_byte_order() != host_byte_order();
   rec->counter_setup = setup_counters(opts.papi_events);
   rec->counters_on = rec->counter_setup.available;
   if (!opts.papi_events.empty() && !rec->counters_on && rec->rank == 0) {
