@@ -16,12 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "common.hpp"
-#include "encore/error.hpp"
 #include "exporters.hpp"
 #include "simgrid_platform.hpp"
+#include <fmt/format.h>
+
+#include "encore/error.hpp"
 
 namespace encore::tool {
 namespace {
@@ -78,6 +78,14 @@ struct Outcome {
   std::string problem;
 };
 
+// Whether a line of SimGrid's output reports a failure: an xbt log line at level ERROR or
+// CRITICAL, a dying replay (xbt_die, assertions, a C++ exception), or a deadlock.
+bool is_error_line(const std::string& line) {
+  static const std::regex re(
+      R"(/(ERROR|CRITICAL)\]|Deadlock|Assertion|terminate called|xbt_die|Segmentation|Aborted|^Error|[^/]rror: )");
+  return std::regex_search(line, re);
+}
+
 // Reads SimGrid's log: the simulated time, or the first line that says what went wrong.
 Outcome read_outcome(const std::filesystem::path& log, int code, double timeout_s) {
   std::ifstream in(log);
@@ -88,30 +96,22 @@ Outcome read_outcome(const std::filesystem::path& log, int code, double timeout_
   std::smatch m;
   while (std::getline(in, line)) {
     if (std::regex_search(line, m, time_re)) {
-      o.ok = true;
       o.seconds = std::stod(m[1]);
-    } else if (error.empty() &&
-               (line.find("rror") != std::string::npos || line.find("Deadlock") != std::string::npos ||
-                line.find("xbt_die") != std::string::npos ||
-                line.find("CRITICAL") != std::string::npos || line.find("failed") != std::string::npos)) {
+      o.ok = true;
+    } else if (error.empty() && is_error_line(line)) {
       error = line;
     }
   }
   if (code == -1) {
     o.ok = false;
     o.problem = fmt::format("no result after {} s (killed)", timeout_s);
-  } else if (!o.ok) {
-    o.problem = error.empty() ? fmt::format("exited {} without printing \"Simulation time\"", code)
-                              : error;
-  } else if (code != 0 || !error.empty()) {
-    // A time was printed but something else went wrong (e.g. a deadlock after it).
-    if (!error.empty()) {
-      o.ok = false;
-      o.problem = error;
-    } else {
-      o.ok = false;
-      o.problem = fmt::format("exited {}", code);
-    }
+  } else if (!error.empty()) {
+    o.ok = false;  // even after a time was printed (e.g. a deadlock reported after it)
+    o.problem = error;
+  } else if (!o.ok || code != 0) {
+    o.problem = fmt::format("exited {}{}", code,
+                            o.ok ? "" : " without printing \"Simulation time\"");
+    o.ok = false;
   }
   return o;
 }
@@ -125,13 +125,14 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 int simulate(const Args& a) {
   const Trace trace = open_trace(a.trace);
   const std::uint32_t nprocs = trace.manifest.nprocs;
-  if (a.topologies.empty() == a.platform.empty())
-    throw ExitError(kExitUsage, "give either --platform FILE or one or more --topology SPEC");
+  if (a.topologies.empty() && a.platform.empty())
+    throw ExitError(kExitUsage, "give --platform FILE or one or more --topology SPEC");
   if (!a.platform.empty() && a.hostfile.empty())
     throw ExitError(kExitUsage, "--platform needs --hostfile (the hosts of ranks 0, 1, ...)");
   if (!a.map.empty() && !a.platform.empty())
-    throw ExitError(kExitUsage, "--map applies to --topology clusters; with --platform, order "
-                                "the --hostfile instead");
+    throw ExitError(kExitUsage,
+                    "--map applies to --topology clusters; with --platform, order "
+                    "the --hostfile instead");
   std::vector<exporter::Topology> topologies;
   try {
     exporter::check_unit("--bandwidth", a.links.bandwidth);
@@ -147,7 +148,8 @@ int simulate(const Args& a) {
   if (work.empty()) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "encore-simulate-XXXXXX").string();
     if (!mkdtemp(tmpl.data()))
-      throw ExitError(kExitTraceProblem, "cannot create a temporary directory: " + errno_text(errno));
+      throw ExitError(kExitTraceProblem,
+                      "cannot create a temporary directory: " + errno_text(errno));
     work = tmpl;
     remove_work = true;
   }
@@ -165,8 +167,8 @@ int simulate(const Args& a) {
   };
   std::vector<Run> runs;
   if (!a.platform.empty()) {
-    runs.push_back({a.platform, std::filesystem::absolute(a.platform),
-                    std::filesystem::absolute(a.hostfile)});
+    runs.push_back(
+        {a.platform, std::filesystem::absolute(a.platform), std::filesystem::absolute(a.hostfile)});
   }
   for (std::size_t i = 0; i < topologies.size(); ++i) {
     const auto& t = topologies[i];
@@ -188,10 +190,17 @@ int simulate(const Args& a) {
   int failures = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    std::vector<std::string> argv = {a.smpirun, "-np", std::to_string(nprocs), "-platform",
-                                     r.platform.string(), "-hostfile", r.hostfile.string(),
-                                     "-replay", (work / "traces" / "index.txt").string(),
-                                     "--cfg=smpi/host-speed:" + fmt::format("{}", a.links.host_flops)};
+    std::vector<std::string> argv = {
+        a.smpirun,
+        "-np",
+        std::to_string(nprocs),
+        "-platform",
+        r.platform.string(),
+        "-hostfile",
+        r.hostfile.string(),
+        "-replay",
+        (work / "traces" / "index.txt").string(),
+        "--cfg=smpi/host-speed:" + fmt::format("{}", a.links.host_flops)};
     for (const auto& c : a.cfg) argv.push_back("--cfg=" + c);
     const auto log = work / fmt::format("smpirun-{}.log", i);
     const int code = run_logged(argv, work, log, a.timeout_s);

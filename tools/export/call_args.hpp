@@ -1,5 +1,5 @@
-// Arguments of a decoded call looked up by MPI parameter name ("dest", "recvcounts"...), as
-// mpi.h names them: the exporters read calls by meaning, not by position.
+// Arguments of a decoded call looked up by MPI parameter name, when recorded ("dest",
+// "recvcounts"...), as mpi.h names them: the exporters read calls by meaning, not by position.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +11,10 @@ namespace encore::exporter {
 
 // The argument named `name`, or nullptr if the function has no such parameter or it was
 // not recorded (outputs of a failed call, root-only arguments elsewhere).
-const ArgValue* find_arg(const Event& e, std::string_view name);
+const ArgValue* recorded_arg(const Event& e, std::string_view name);
 
 inline std::int64_t scalar_arg(const Event& e, std::string_view name, std::int64_t fallback) {
-  const ArgValue* a = find_arg(e, name);
+  const ArgValue* a = recorded_arg(e, name);
   return a ? a->scalar : fallback;
 }
 
@@ -22,9 +22,6 @@ inline std::int64_t scalar_arg(const Event& e, std::string_view name, std::int64
 inline constexpr std::int64_t kProcNull = -1;
 inline constexpr std::int64_t kAnySource = -2;
 inline constexpr std::int64_t kAnyTag = -1;
-
-// Stable id of MPI_COMM_WORLD (2 + its index among the predefined communicators).
-std::uint64_t world_comm_id();
 
 // A request's creating event as one number, and the same for an event (to look one up).
 inline std::uint64_t request_key(const RequestRef& r) {
@@ -37,11 +34,11 @@ inline std::uint64_t event_key(const Event& e) {
 // Calls `f(request_ref, status_or_null)` for each request a Wait*/Test* call completed.
 template <typename F>
 void for_each_completed(const Event& e, F&& f) {
-  const ArgValue* reqs = find_arg(e, "array_of_requests");
-  if (!reqs) reqs = find_arg(e, "request");
+  const ArgValue* reqs = recorded_arg(e, "array_of_requests");
+  if (!reqs) reqs = recorded_arg(e, "request");
   if (!reqs) return;
-  const ArgValue* status = find_arg(e, "status");
-  const ArgValue* statuses = find_arg(e, "array_of_statuses");
+  const ArgValue* status = recorded_arg(e, "status");
+  const ArgValue* statuses = recorded_arg(e, "array_of_statuses");
   auto status_at = [&](std::size_t k, std::size_t i) -> const StatusRecord* {
     if (statuses && k < statuses->statuses.size()) return &statuses->statuses[k];
     if (status && !status->statuses.empty() && i == 0) return &status->statuses[0];
@@ -50,8 +47,7 @@ void for_each_completed(const Event& e, F&& f) {
   switch (e.function) {
     case fn::Wait:
     case fn::Waitall:
-      for (std::size_t i = 0; i < reqs->requests.size(); ++i)
-        f(reqs->requests[i], status_at(i, i));
+      for (std::size_t i = 0; i < reqs->requests.size(); ++i) f(reqs->requests[i], status_at(i, i));
       break;
     case fn::Test:
     case fn::Testall:
@@ -69,7 +65,7 @@ void for_each_completed(const Event& e, F&& f) {
     }
     case fn::Waitsome:
     case fn::Testsome: {
-      const ArgValue* idx = find_arg(e, "array_of_indices");
+      const ArgValue* idx = recorded_arg(e, "array_of_indices");
       if (!idx) break;
       for (std::size_t k = 0; k < idx->list.size(); ++k) {
         const std::int64_t i = idx->list[k];

@@ -10,15 +10,15 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "call_args.hpp"
-#include "encore/error.hpp"
 #include "exporters.hpp"
 #include "message_sizes.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
 #include "timeline.hpp"
+#include <fmt/format.h>
+
+#include "encore/error.hpp"
 
 namespace encore::exporter {
 namespace {
@@ -63,11 +63,12 @@ class ChromeWriter {
 
   void rank(const TraceInput& trace, std::uint32_t r, Progress& progress, ExportStats& stats) {
     const auto& info = trace.manifest.ranks.at(r);
+    record(
+        fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {}{}"}}}})",
+                    r, r, info.host.empty() ? "" : " (" + escaped(info.host) + ")"));
     record(fmt::format(
-        R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {}{}"}}}})", r, r,
-        info.host.empty() ? "" : " (" + escaped(info.host) + ")"));
-    record(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})", r, r));
-    MessageSizes sizes(r);
+        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})", r, r));
+    MessageSizes sizes(r, trace.manifest.nprocs);
     std::set<std::uint16_t> threads;
     std::unordered_map<std::uint64_t, std::uint64_t> irecv_comm;  // outstanding receives
     channels_.clear();
@@ -85,7 +86,8 @@ class ChromeWriter {
       if (call.compute_ns > 0)
         record(fmt::format(
             R"({{"name":"compute","cat":"compute","ph":"X","pid":{},"tid":{},"ts":{},"dur":{}}})",
-            r, e.thread, micros(call.compute_start_ns), micros(static_cast<std::int64_t>(call.compute_ns))));
+            r, e.thread, micros(call.compute_start_ns),
+            micros(static_cast<std::int64_t>(call.compute_ns))));
       record(fmt::format(
           R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"index":{}{}}}}})",
           e.info().name, category_name(e.info().category), r, e.thread, micros(call.start_ns),
@@ -128,40 +130,40 @@ class ChromeWriter {
         phase, phase == 'f' ? "\"bp\":\"e\"," : "", id, r, e.thread, micros(ts)));
   }
 
-  void send(const Event& e, const TimelineCall& call, std::uint32_t r, const MessageSizes& sizes,
+  void send(const Event& e, const TimelineCall& call, std::uint32_t r, MessageSizes& sizes,
             std::string_view dest, std::string_view tag) {
     const auto comm = static_cast<std::uint64_t>(scalar_arg(e, "comm", 0));
     const std::int64_t peer = scalar_arg(e, dest, kProcNull);
     if (peer == kProcNull) return;
     const std::int64_t w = sizes.world_rank(comm, peer);
-    if (w < 0 || !sizes.is_world(comm)) {
-      notes_.insert("messages on communicators other than MPI_COMM_WORLD have no flow arrows");
+    if (w < 0) {
+      notes_.insert("messages on unknown communicators have no flow arrows");
       return;
     }
-    flow('s', next_flow(r, w, scalar_arg(e, tag, 0), 0), r, e, call.start_ns);
+    flow('s', next_flow(r, w, scalar_arg(e, tag, 0), sizes.comm_key(comm)), r, e, call.start_ns);
   }
 
-  void receive(const Event& e, const TimelineCall& call, std::uint32_t r,
-               const MessageSizes& sizes, std::uint64_t comm, const StatusRecord* st) {
+  void receive(const Event& e, const TimelineCall& call, std::uint32_t r, MessageSizes& sizes,
+               std::uint64_t comm, const StatusRecord* st) {
     if (!st || (st->source < 0)) return;  // PROC_NULL, or status not recorded
     const std::int64_t w = sizes.world_rank(comm, st->source);
-    if (w < 0 || !sizes.is_world(comm)) {
-      notes_.insert("messages on communicators other than MPI_COMM_WORLD have no flow arrows");
+    if (w < 0) {
+      notes_.insert("messages on unknown communicators have no flow arrows");
       return;
     }
-    flow('f', next_flow(w, r, st->tag, 0), r, e, call.start_ns);
+    flow('f', next_flow(w, r, st->tag, sizes.comm_key(comm)), r, e, call.start_ns);
   }
 
-  void flows(const Event& e, const TimelineCall& call, std::uint32_t r, const MessageSizes& sizes,
+  void flows(const Event& e, const TimelineCall& call, std::uint32_t r, MessageSizes& sizes,
              std::unordered_map<std::uint64_t, std::uint64_t>& irecv_comm) {
     const std::string_view name = e.info().name;
     auto base = name.ends_with("_c") ? name.substr(0, name.size() - 2) : name;
-    const ArgValue* status = find_arg(e, "status");
+    const ArgValue* status = recorded_arg(e, "status");
     const StatusRecord* st = status && !status->statuses.empty() ? &status->statuses[0] : nullptr;
     const auto comm = static_cast<std::uint64_t>(scalar_arg(e, "comm", 0));
-    if (base == "MPI_Send" || base == "MPI_Ssend" || base == "MPI_Rsend" ||
-        base == "MPI_Bsend" || base == "MPI_Isend" || base == "MPI_Issend" ||
-        base == "MPI_Irsend" || base == "MPI_Ibsend") {
+    if (base == "MPI_Send" || base == "MPI_Ssend" || base == "MPI_Rsend" || base == "MPI_Bsend" ||
+        base == "MPI_Isend" || base == "MPI_Issend" || base == "MPI_Irsend" ||
+        base == "MPI_Ibsend") {
       send(e, call, r, sizes, "dest", "tag");
     } else if (base == "MPI_Recv") {
       receive(e, call, r, sizes, comm, st);

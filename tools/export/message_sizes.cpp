@@ -1,39 +1,42 @@
 #include "message_sizes.hpp"
 
-#include <cstring>
-
-#include "encore/mpi_table.hpp"
-
 namespace encore::exporter {
-namespace {
 
-std::uint64_t comm_id(const char* name) {
-  const auto comms = predefined_handles(HandleKind::comm);
-  for (std::size_t i = 0; i < comms.size(); ++i)
-    if (std::strcmp(comms[i].name, name) == 0) return 2 + i;
-  return 0;
+bool MessageSizes::is_world(std::uint64_t comm) {
+  const auto [it, fresh] = is_world_.try_emplace(comm, false);
+  if (fresh) {
+    const CommInfo* c = ctx_.comm(comm);
+    bool same = c && !c->inter && c->size() == static_cast<std::int64_t>(ctx_.world_size());
+    for (std::int64_t i = 0; same && i < c->size(); ++i)
+      same = c->members[static_cast<std::size_t>(i)] == i;
+    it->second = same;
+  }
+  return it->second;
 }
-
-}  // namespace
-
-MessageSizes::MessageSizes(std::uint32_t my_rank)
-    : world_(comm_id("MPI_COMM_WORLD")), self_(comm_id("MPI_COMM_SELF")), my_rank_(my_rank) {}
-
-std::uint64_t MessageSizes::type_size(std::uint64_t datatype) const {
-  const auto types = predefined_handles(HandleKind::datatype);
-  if (datatype < 2 || datatype - 2 >= types.size()) return 0;
-  // MPICH's builtin handles carry their size in bits 8..15 (kind 0x4c in the top byte).
-  const auto v = static_cast<std::uint64_t>(types[datatype - 2].value);
-  if ((v >> 24) != 0x4c) return 0;
-  return (v >> 8) & 0xff;
-}
-
-bool MessageSizes::is_world(std::uint64_t comm) const { return comm == world_; }
 
 std::int64_t MessageSizes::world_rank(std::uint64_t comm, std::int64_t rank) const {
-  if (comm == world_) return rank;
-  if (comm == self_ && rank == 0) return my_rank_;
-  return -1;
+  const CommInfo* c = ctx_.comm(comm);
+  if (!c || rank < 0) return -1;
+  const auto& group = c->inter ? c->remote : c->members;
+  if (static_cast<std::size_t>(rank) >= group.size()) return -1;
+  return group[static_cast<std::size_t>(rank)];
+}
+
+std::uint64_t MessageSizes::comm_key(std::uint64_t comm) const {
+  const CommInfo* c = ctx_.comm(comm);
+  if (!c) return 0;
+  // FNV-1a over both member lists; local and remote are swapped on the two sides of an
+  // intercommunicator, so they are combined order-independently.
+  auto fnv = [](const std::vector<std::int64_t>& v) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (const auto m : v) {
+      h ^= static_cast<std::uint64_t>(m);
+      h *= 0x100000001b3ULL;
+    }
+    return h;
+  };
+  const std::uint64_t k = c->inter ? fnv(c->members) ^ fnv(c->remote) : fnv(c->members);
+  return k ? k : 1;
 }
 
 }  // namespace encore::exporter

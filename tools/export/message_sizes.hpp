@@ -1,30 +1,35 @@
-// Datatype sizes and communicator members the exporters need to turn counts into bytes and
-// communicator ranks into world ranks.
-// TODO(rank_context): an interim stand-in for encore/rank_context.hpp (predefined types and
-// MPI_COMM_WORLD/MPI_COMM_SELF only); replace it when RankContext lands on main.
+// What the exporters ask of a rank's earlier calls, on top of encore::RankContext: element
+// sizes (0 when unknown) and communicator ranks as world ranks.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 
 #include "encore/event.hpp"
+#include "encore/rank_context.hpp"
 
 namespace encore::exporter {
 
 class MessageSizes {
  public:
-  explicit MessageSizes(std::uint32_t my_rank);
-  void observe(const Event&) {}
+  MessageSizes(std::uint32_t my_rank, std::uint32_t nprocs) : ctx_(my_rank, nprocs) {}
+  void observe(const Event& e) { ctx_.observe(e); }
   // Bytes of one element of `datatype` (a stable id); 0 if unknown.
-  std::uint64_t type_size(std::uint64_t datatype) const;
-  // Whether `comm` holds every world rank in world order.
-  bool is_world(std::uint64_t comm) const;
-  // The world rank of `rank` in `comm`; -1 if unknown.
+  std::uint64_t type_size(std::uint64_t datatype) const {
+    return ctx_.type_size(datatype).value_or(0);
+  }
+  // Whether `comm` is an intracommunicator holding every world rank in world order.
+  bool is_world(std::uint64_t comm);
+  // The world rank of peer `rank` of `comm` (in the remote group of an intercommunicator);
+  // -1 if unknown.
   std::int64_t world_rank(std::uint64_t comm, std::int64_t rank) const;
+  // The same number on every member for the same communicator (a hash of its members and
+  // remote members); 0 if unknown. Communicators with equal members share it.
+  std::uint64_t comm_key(std::uint64_t comm) const;
 
  private:
-  std::uint64_t world_;
-  std::uint64_t self_;
-  std::int64_t my_rank_;
+  RankContext ctx_;
+  std::unordered_map<std::uint64_t, bool> is_world_;
 };
 
 }  // namespace encore::exporter

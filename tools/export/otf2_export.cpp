@@ -1,5 +1,6 @@
-#include "encore/error.hpp"
 #include "exporters.hpp"
+
+#include "encore/error.hpp"
 
 namespace encore::exporter {
 

@@ -23,8 +23,7 @@ void OutputFile::fail(std::string_view what, int err) {
 }
 
 void OutputFile::write(std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size())
-    fail("cannot write", errno);
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) fail("cannot write", errno);
 }
 
 void OutputFile::close() {

@@ -9,15 +9,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "call_args.hpp"
-#include "encore/error.hpp"
 #include "exporters.hpp"
 #include "message_sizes.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
 #include "timeline.hpp"
+#include <fmt/format.h>
+
+#include "encore/error.hpp"
 
 namespace encore::exporter {
 namespace {
@@ -28,8 +28,8 @@ namespace {
 using Resolved = std::unordered_map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>;
 
 bool is_wildcard_irecv(const Event& e) {
-  return (e.function == fn::Irecv || e.function == fn::Irecv_c) && (scalar_arg(e, "source", 0) == kAnySource ||
-                                     scalar_arg(e, "tag", 0) == kAnyTag);
+  return (e.function == fn::Irecv || e.function == fn::Irecv_c) &&
+         (scalar_arg(e, "source", 0) == kAnySource || scalar_arg(e, "tag", 0) == kAnyTag);
 }
 
 Resolved resolve_wildcards(const TraceInput& trace, std::uint32_t rank) {
@@ -56,7 +56,12 @@ class ActionWriter {
  public:
   ActionWriter(const std::filesystem::path& path, std::uint32_t rank, std::uint32_t nprocs,
                const ExportOptions& options, std::set<std::string>& notes)
-      : out_(path), rank_(rank), nprocs_(nprocs), options_(options), notes_(notes), sizes_(rank) {}
+      : out_(path),
+        rank_(rank),
+        nprocs_(nprocs),
+        options_(options),
+        notes_(notes),
+        sizes_(rank, nprocs) {}
 
   void run(const TraceInput& trace, Progress& progress, ExportStats& stats) {
     const Resolved resolved = resolve_wildcards(trace, rank_);
@@ -73,11 +78,10 @@ class ActionWriter {
         other_threads = true;
         continue;
       }
-      if (e.function != fn::Finalize) compute_ns_ += call.compute_ns;
+      compute_ns_ += call.compute_ns;
       if (!translate(e, resolved)) {
         // Calls with no action (local calls, probes, unsupported ones) keep their time.
-        if (e.function != fn::Init && e.function != fn::Init_thread &&
-            e.function != fn::Finalize)
+        if (e.function != fn::Init && e.function != fn::Init_thread && e.function != fn::Finalize)
           compute_ns_ += e.end_ns - e.start_ns;
       }
     }
@@ -117,15 +121,15 @@ class ActionWriter {
 
   std::uint64_t bytes(const Event& e, std::string_view count, std::string_view type) {
     const std::int64_t n = scalar_arg(e, count, 0);
-    const ArgValue* t = find_arg(e, type);
+    const ArgValue* t = recorded_arg(e, type);
     if (n <= 0 || !t) return 0;
     return static_cast<std::uint64_t>(n) * sizes_.type_size(static_cast<std::uint64_t>(t->scalar));
   }
 
   // Per-peer byte counts of a v-collective (zeros where not significant).
   std::string counts(const Event& e, std::string_view name, std::string_view type) {
-    const ArgValue* c = find_arg(e, name);
-    const ArgValue* t = find_arg(e, type);
+    const ArgValue* c = recorded_arg(e, name);
+    const ArgValue* t = recorded_arg(e, type);
     const std::uint64_t size = t ? sizes_.type_size(static_cast<std::uint64_t>(t->scalar)) : 0;
     std::string s;
     std::uint64_t total = 0;
@@ -148,7 +152,9 @@ class ActionWriter {
     if (peer == kProcNull) return;
     const std::int64_t wpeer = world_rank(comm, peer);
     if (wpeer < 0 || tag < 0) {
-      notes_.insert("point-to-point calls whose peer or tag is unknown are left out");
+      notes_.insert(
+          "point-to-point calls whose peer or tag is unknown (intercommunicators of other "
+          "jobs, unknown communicators) are left out");
       return;
     }
     line(fmt::format("{}{} {} {} {}", blocking ? "" : "i", send ? "send" : "recv", wpeer, tag,
@@ -198,7 +204,7 @@ class ActionWriter {
       case fn::Recv_c: {
         std::int64_t src = scalar_arg(e, "source", kProcNull);
         std::int64_t tag = scalar_arg(e, "tag", 0);
-        if (const ArgValue* st = find_arg(e, "status"); st && !st->statuses.empty()) {
+        if (const ArgValue* st = recorded_arg(e, "status"); st && !st->statuses.empty()) {
           if (src == kAnySource) src = st->statuses[0].source;
           if (tag == kAnyTag) tag = st->statuses[0].tag;
         }
@@ -228,12 +234,12 @@ class ActionWriter {
         // isend + recv + wait keeps both tags (SimGrid's sendRecv action uses tag 0).
         const bool replace =
             e.function == fn::Sendrecv_replace || e.function == fn::Sendrecv_replace_c;
-        const std::uint64_t sent = replace ? bytes(e, "count", "datatype")
-                                           : bytes(e, "sendcount", "sendtype");
+        const std::uint64_t sent =
+            replace ? bytes(e, "count", "datatype") : bytes(e, "sendcount", "sendtype");
         const std::uint64_t received = replace ? sent : bytes(e, "recvcount", "recvtype");
         std::int64_t src = scalar_arg(e, "source", kProcNull);
         std::int64_t rtag = scalar_arg(e, "recvtag", 0);
-        if (const ArgValue* st = find_arg(e, "status"); st && !st->statuses.empty()) {
+        if (const ArgValue* st = recorded_arg(e, "status"); st && !st->statuses.empty()) {
           if (src == kAnySource) src = st->statuses[0].source;
           if (rtag == kAnyTag) rtag = st->statuses[0].tag;
         }
@@ -263,21 +269,22 @@ class ActionWriter {
   }
 
   bool collective(const Event& e, std::uint64_t comm) {
-    if (comm != world_comm_id() && !sizes_.is_world(comm)) {
+    if (!sizes_.is_world(comm)) {
       notes_.insert(
           "collectives on communicators other than MPI_COMM_WORLD become compute time (their "
           "recorded duration): SimGrid's replay knows only the world");
       return false;
     }
     const std::int64_t root = scalar_arg(e, "root", 0);
-    std::string_view name = e.info().name;
-    name.remove_prefix(4);  // "MPI_"
-    if (name.ends_with("_c")) name.remove_suffix(2);
+    std::string name(e.info().name);
+    name.erase(0, 4);  // "MPI_"
+    if (name.ends_with("_c")) name.resize(name.size() - 2);
     if (name.starts_with("I")) {
       notes_.insert(
           "nonblocking collectives are written as blocking ones at their start (SimGrid has "
           "no nonblocking collective actions)");
-      name.remove_prefix(1);
+      name.erase(0, 1);
+      name[0] = static_cast<char>(name[0] - 'a' + 'A');  // MPI_Ibcast -> Bcast
     }
     std::string a;
     if (name == "Barrier") {
@@ -325,8 +332,8 @@ class ActionWriter {
       for (std::uint32_t i = 0; i < nprocs_; ++i) c += fmt::format("{}{}", i ? " " : "", b);
       a = fmt::format("reducescatter {} 0", c);
     } else {
-      notes_.insert(fmt::format("{} has no SimGrid action: its time becomes compute",
-                                e.info().name));
+      notes_.insert(
+          fmt::format("{} has no SimGrid action: its time becomes compute", e.info().name));
       return false;
     }
     line(a);

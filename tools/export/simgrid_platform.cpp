@@ -61,13 +61,13 @@ Topology parse_topology(std::string_view spec, std::uint32_t nprocs) {
     t.kind = "FAT_TREE";
     const auto g = groups(params);
     if (g.size() != 4)
-      throw Error(fmt::format("--topology {}: fat-tree takes LEVELS;DOWN,..;UP,..;PARALLEL,..",
-                              spec));
+      throw Error(
+          fmt::format("--topology {}: fat-tree takes LEVELS;DOWN,..;UP,..;PARALLEL,..", spec));
     const std::uint64_t levels = product_of(g[0], ',', spec);
     for (std::size_t i = 1; i < 4; ++i)
       if (static_cast<std::uint64_t>(std::count(g[i].begin(), g[i].end(), ',')) + 1 != levels)
-        throw Error(fmt::format("--topology {}: every list needs {} values (one per level)",
-                                spec, levels));
+        throw Error(
+            fmt::format("--topology {}: every list needs {} values (one per level)", spec, levels));
     t.hosts = product_of(g[1], ',', spec);
     product_of(g[2], ',', spec);
     product_of(g[3], ',', spec);
@@ -108,7 +108,9 @@ void check_unit(std::string_view what, std::string_view value) {
 std::string host_name(std::uint64_t i) { return fmt::format("node-{}", i); }
 
 std::string platform_xml(const Topology& t, const LinkSpec& links) {
-  std::string topo = t.kind == "FLAT" ? "" : fmt::format(R"( topology="{}" topo_parameters="{}")", t.kind, t.parameters);
+  std::string topo = t.kind == "FLAT" ? ""
+                                      : fmt::format(R"( topology="{}" topo_parameters="{}")",
+                                                    t.kind, t.parameters);
   return fmt::format(
       "<?xml version='1.0'?>\n"
       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"

@@ -24,7 +24,7 @@ TraceInput open_trace_input(const std::filesystem::path& root);
 
 struct TimelineCall {
   const Event* event = nullptr;
-  std::int64_t start_ns = 0;   // corrected start plus the rank's clock offset
+  std::int64_t start_ns = 0;  // corrected start plus the rank's clock offset
   std::int64_t end_ns = 0;
   std::int64_t compute_start_ns = 0;  // end of this thread's previous call (aligned)
   std::uint64_t compute_ns = 0;       // 0 before a thread's first call
