@@ -62,12 +62,13 @@ class ChromeChecks(harness.TempDirTest):
             by_thread.setdefault((e["pid"], e["tid"]), []).append(e)
         for thread in by_thread.values():
             stack = []
+            # In integer nanoseconds: the file has microseconds with 3 decimals.
             for e in sorted(thread, key=lambda e: (e["ts"], -e["dur"])):
-                while stack and stack[-1] <= e["ts"]:
+                start, end = round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
+                while stack and stack[-1] <= start:
                     stack.pop()
-                end = e["ts"] + e["dur"]
                 if stack:
-                    self.assertLessEqual(end, stack[-1] + 1e-9, e)
+                    self.assertLessEqual(end, stack[-1], e)
                 stack.append(end)
         # Every flow start has exactly one end with the same id, and the reverse.
         starts = [e["id"] for e in events if e["ph"] == "s"]

@@ -109,8 +109,8 @@ Outcome read_outcome(const std::filesystem::path& log, int code, double timeout_
     o.ok = false;  // even after a time was printed (e.g. a deadlock reported after it)
     o.problem = error;
   } else if (!o.ok || code != 0) {
-    o.problem = fmt::format("exited {}{}", code,
-                            o.ok ? "" : " without printing \"Simulation time\"");
+    o.problem =
+        fmt::format("exited {}{}", code, o.ok ? "" : " without printing \"Simulation time\"");
     o.ok = false;
   }
   return o;

@@ -166,12 +166,13 @@ class ChromeWriter {
         base == "MPI_Ibsend") {
       send(e, call, r, sizes, "dest", "tag");
     } else if (base == "MPI_Recv") {
-      receive(e, call, r, sizes, comm, st);
+      if (scalar_arg(e, "source", kProcNull) != kProcNull) receive(e, call, r, sizes, comm, st);
     } else if (base == "MPI_Sendrecv" || base == "MPI_Sendrecv_replace") {
       send(e, call, r, sizes, "dest", "sendtag");
-      receive(e, call, r, sizes, comm, st);
+      if (scalar_arg(e, "source", kProcNull) != kProcNull) receive(e, call, r, sizes, comm, st);
     } else if (base == "MPI_Irecv") {
-      irecv_comm[event_key(e)] = comm;
+      // A receive from MPI_PROC_NULL completes with an empty status (source 0): no message.
+      if (scalar_arg(e, "source", kProcNull) != kProcNull) irecv_comm[event_key(e)] = comm;
     } else if (e.info().category == Category::completion && !irecv_comm.empty()) {
       for_each_completed(e, [&](const RequestRef& ref, const StatusRecord* s) {
         if (ref.null) return;

@@ -110,12 +110,13 @@ class ActionWriter {
 
   void flush_compute() {
     if (compute_ns_ == 0) return;
-    const double seconds = static_cast<double>(compute_ns_) * 1e-9;
+    // ns x speed first, then / 1e9: whole results stay whole (no 12389.000000000002).
+    const double ns = static_cast<double>(compute_ns_);
     compute_ns_ = 0;
     if (options_.compute_as_sleep)
-      out_.write(fmt::format("{} sleep {}\n", rank_, seconds));
+      out_.write(fmt::format("{} sleep {}\n", rank_, ns / 1e9));
     else
-      out_.write(fmt::format("{} compute {}\n", rank_, seconds * options_.host_flops));
+      out_.write(fmt::format("{} compute {}\n", rank_, ns * options_.host_flops / 1e9));
     ++records_;
   }
 
