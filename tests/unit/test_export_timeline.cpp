@@ -59,7 +59,10 @@ TEST_F(ExportTimelineTest, AlignsTimesAndMeasuresComputePerThread) {
   std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>> got;
   while (t.next(c)) got.emplace_back(c.start_ns, c.end_ns, c.compute_start_ns, c.compute_ns);
   EXPECT_EQ(got, (std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>>{
-                     {700, 800, 700, 0}, {1200, 1300, 1200, 0}, {1800, 2000, 800, 1000}}));
+                     // In file order: each thread's chunk as a whole, thread 0 first.
+                     {700, 800, 700, 0},
+                     {1800, 2000, 800, 1000},
+                     {1200, 1300, 1200, 0}}));
   EXPECT_EQ(t.end_note(), "");
 }
 
@@ -75,7 +78,7 @@ TEST_F(ExportTimelineTest, CutStreamAndWrongTable) {
   TimelineCall c;
   while (t.next(c)) {
   }
-  EXPECT_NE(t.end_note().find("rank-00001.events: stream ends without its trailer"),
+  EXPECT_NE(t.end_note().find("rank-00001.events: stream ends after chunk 0 without its trailer"),
             std::string::npos)
       << t.end_note();
   Manifest m = load_manifest(TraceDir(dir_).manifest_path());
