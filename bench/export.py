@@ -7,8 +7,9 @@ the trace).
 
 The trace is hand-made by tests/programs/test_make_trace (2 ranks, per iteration and rank:
 irecv, isend, waitall, compute, an allreduce every 16 iterations). Formats are alternated
-(A B A B) and reported as median [min .. max] of wall-clock rates; peak RSS comes from
-getrusage of the child.
+(A B A B) and reported as median [min .. max] of rates over wall-clock time and over the
+export's own CPU time (the one to trust on a loaded machine); peak RSS comes from the child's
+getrusage.
 """
 import argparse
 import json
@@ -25,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def timed_export(tool, fmt_name, trace, out):
-    """Seconds and peak RSS (MiB) of one `encore export` run."""
+    """Wall seconds, CPU seconds and peak RSS (MiB) of one `encore export` run."""
     if out.exists():
         shutil.rmtree(out) if out.is_dir() else out.unlink()
     t0 = time.perf_counter()
@@ -36,7 +37,7 @@ def timed_export(tool, fmt_name, trace, out):
     err = p.stderr.read()
     if p.returncode not in (0, None) or err.strip():
         raise SystemExit(f"export to {fmt_name} failed:\n{err}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main():
@@ -61,21 +62,24 @@ def main():
         print(f"synthetic trace: {events} events, "
               f"{sum(f.stat().st_size for f in trace.iterdir()) / 2**20:.1f} MiB on disk")
         rates = {f: [] for f in formats}
+        cpu_rates = {f: [] for f in formats}
         rss = {f: {} for f in formats}
         for _ in range(args.rounds):
             for f in formats:
-                s, peak = timed_export(tool, f, trace, tmp / f"out-{f}")
-                rates[f].append(events / s / 1e6)
+                s, cpu, peak = timed_export(tool, f, trace, tmp / f"out-{f}")
+                rates[f].append(events / s / 1e3)
+                cpu_rates[f].append(events / cpu / 1e3)
                 rss[f]["large"] = max(rss[f].get("large", 0), peak)
         for f in formats:
             s_trace, s_events = sizes["small"]
-            _, peak = timed_export(tool, f, s_trace, tmp / f"out-small-{f}")
+            _, _, peak = timed_export(tool, f, s_trace, tmp / f"out-small-{f}")
             rss[f]["small"] = peak
             out = tmp / f"out-{f}"
             size = sum(p.stat().st_size for p in out.rglob("*")) if out.is_dir() else out.stat().st_size
-            print(f"{f:8} {fmt(rates[f], ' Mevents/s')}   output {size / 2**20:.1f} MiB   "
-                  f"peak RSS {rss[f]['small']:.1f} MiB at {s_events} events, "
-                  f"{rss[f]['large']:.1f} MiB at {events} events")
+            print(f"{f:8} wall {fmt(rates[f], ' kevents/s')}  per CPU second "
+                  f"{fmt(cpu_rates[f], ' kevents/s')}")
+            print(f"{'':8} output {size / 2**20:.1f} MiB, peak RSS {rss[f]['small']:.1f} MiB at "
+                  f"{s_events} events, {rss[f]['large']:.1f} MiB at {events} events")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

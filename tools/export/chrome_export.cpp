@@ -63,11 +63,10 @@ class ChromeWriter {
 
   void rank(const TraceInput& trace, std::uint32_t r, Progress& progress, ExportStats& stats) {
     const auto& info = trace.manifest.ranks.at(r);
-    record(
-        fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {}{}"}}}})",
-                    r, r, info.host.empty() ? "" : " (" + escaped(info.host) + ")"));
-    record(fmt::format(
-        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})", r, r));
+    record("{}", fmt::format(
+                     R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {}{}"}}}})",
+                     r, r, info.host.empty() ? "" : " (" + escaped(info.host) + ")"));
+    record(R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})", r, r);
     MessageSizes sizes(r, trace.manifest.nprocs);
     std::set<std::uint16_t> threads;
     std::unordered_map<std::uint64_t, std::uint64_t> irecv_comm;  // outstanding receives
@@ -80,19 +79,19 @@ class ChromeWriter {
       const Event& e = *call.event;
       sizes.observe(e);
       if (threads.insert(e.thread).second)
-        record(fmt::format(
+        record(
             R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"thread {}"}}}})",
-            r, e.thread, e.thread));
+            r, e.thread, e.thread);
       if (call.compute_ns > 0)
-        record(fmt::format(
+        record(
             R"({{"name":"compute","cat":"compute","ph":"X","pid":{},"tid":{},"ts":{},"dur":{}}})",
             r, e.thread, micros(call.compute_start_ns),
-            micros(static_cast<std::int64_t>(call.compute_ns))));
-      record(fmt::format(
+            micros(static_cast<std::int64_t>(call.compute_ns)));
+      record(
           R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"index":{}{}}}}})",
           e.info().name, category_name(e.info().category), r, e.thread, micros(call.start_ns),
           micros(call.end_ns - call.start_ns), e.index,
-          e.rc != 0 ? fmt::format(",\"rc\":{}", e.rc) : std::string()));
+          e.rc != 0 ? fmt::format(",\"rc\":{}", e.rc) : std::string());
       if (e.rc == 0) flows(e, call, r, sizes, irecv_comm);
     }
     if (auto note = timeline.end_note(); !note.empty())
@@ -106,9 +105,10 @@ class ChromeWriter {
   }
 
  private:
-  void record(std::string_view json) {
+  template <typename... T>
+  void record(fmt::format_string<T...> json, T&&... args) {
     if (records_++) out_.write(",\n");
-    out_.write(json);
+    out_.print(json, std::forward<T>(args)...);
   }
 
   // Flow id of the next message on a channel, seen from one end.
@@ -125,9 +125,8 @@ class ChromeWriter {
   }
 
   void flow(char phase, std::uint64_t id, std::uint32_t r, const Event& e, std::int64_t ts) {
-    record(fmt::format(
-        R"({{"name":"message","cat":"message","ph":"{}",{}"id":{},"pid":{},"tid":{},"ts":{}}})",
-        phase, phase == 'f' ? "\"bp\":\"e\"," : "", id, r, e.thread, micros(ts)));
+    record(R"({{"name":"message","cat":"message","ph":"{}",{}"id":{},"pid":{},"tid":{},"ts":{}}})",
+           phase, phase == 'f' ? "\"bp\":\"e\"," : "", id, r, e.thread, micros(ts));
   }
 
   void send(const Event& e, const TimelineCall& call, std::uint32_t r, MessageSizes& sizes,

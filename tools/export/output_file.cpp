@@ -9,7 +9,7 @@ namespace encore::exporter {
 OutputFile::OutputFile(const std::filesystem::path& path) : path_(path) {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) fail("cannot create", errno);
-  std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
+  std::setvbuf(file_, nullptr, _IONBF, 0);  // buffer_ is the buffer
 }
 
 OutputFile::~OutputFile() {
@@ -23,11 +23,20 @@ void OutputFile::fail(std::string_view what, int err) {
 }
 
 void OutputFile::write(std::string_view text) {
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) fail("cannot write", errno);
+  buffer_.append(text.data(), text.data() + text.size());
+  if (buffer_.size() >= kFlushBytes) flush_buffer();
+}
+
+void OutputFile::flush_buffer() {
+  if (buffer_.size() != 0 &&
+      std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+    fail("cannot write", errno);
+  buffer_.clear();
 }
 
 void OutputFile::close() {
   if (!file_) return;
+  flush_buffer();
   std::FILE* f = file_;
   file_ = nullptr;
   const bool bad = std::ferror(f) != 0;

@@ -102,9 +102,12 @@ class ActionWriter {
     return sizes_.world_rank(comm, rank);
   }
 
-  void line(std::string_view action) {
+  template <typename... T>
+  void line(fmt::format_string<T...> action, T&&... args) {
     flush_compute();
-    out_.write(fmt::format("{} {}\n", rank_, action));
+    out_.print("{} ", rank_);
+    out_.print(action, std::forward<T>(args)...);
+    out_.write("\n");
     ++records_;
   }
 
@@ -114,9 +117,9 @@ class ActionWriter {
     const double ns = static_cast<double>(compute_ns_);
     compute_ns_ = 0;
     if (options_.compute_as_sleep)
-      out_.write(fmt::format("{} sleep {}\n", rank_, ns / 1e9));
+      out_.print("{} sleep {}\n", rank_, ns / 1e9);
     else
-      out_.write(fmt::format("{} compute {}\n", rank_, ns * options_.host_flops / 1e9));
+      out_.print("{} compute {}\n", rank_, ns * options_.host_flops / 1e9);
     ++records_;
   }
 
@@ -158,8 +161,7 @@ class ActionWriter {
           "jobs, unknown communicators) are left out");
       return;
     }
-    line(fmt::format("{}{} {} {} {}", blocking ? "" : "i", send ? "send" : "recv", wpeer, tag,
-                     nbytes));
+    line("{}{} {} {} {}", blocking ? "" : "i", send ? "send" : "recv", wpeer, tag, nbytes);
     if (!blocking) {
       const std::int64_t me = rank_;
       pending_[event_key(e)] = send ? Pending{me, wpeer, tag} : Pending{wpeer, me, tag};
@@ -170,7 +172,7 @@ class ActionWriter {
     if (r.null) return;
     const auto it = pending_.find(request_key(r));
     if (it == pending_.end()) return;  // a collective, a PROC_NULL peer, an unknown request
-    line(fmt::format("wait {} {} {}", it->second.src, it->second.dst, it->second.tag));
+    line("wait {} {} {}", it->second.src, it->second.dst, it->second.tag);
     pending_.erase(it);
   }
 
@@ -344,7 +346,7 @@ class ActionWriter {
           fmt::format("{} has no SimGrid action: its time becomes compute", e.info().name));
       return false;
     }
-    line(a);
+    line("{}", a);
     return true;
   }
 
