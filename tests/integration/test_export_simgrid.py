@@ -194,7 +194,7 @@ class RecordedExamples(harness.TempDirTest):
         self.assertRegex(text, r"(?m)^0 allreduce 8 0\n")
 
     def test_master_worker(self):
-        self.check_example("master_worker")
+        self.check_example("master_worker", 32, 8, 64)
         # The master's MPI_ANY_SOURCE receives name the worker that sent.
         text = (self.tmp / "master_worker-sg" / "rank-00000.txt").read_text()
         self.assertNotRegex(text, r"(?m)^0 i?recv -")
