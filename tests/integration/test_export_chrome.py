@@ -106,6 +106,21 @@ class ChromeChecks(harness.TempDirTest):
         doc = json.loads((self.tmp / "ring.json").read_text())
         self.assertEqual(len([e for e in doc["traceEvents"] if e["ph"] == "f" and e["pid"] == 0]), 9)
 
+    def test_threads(self):
+        # 3 threads per rank, each 50 MPI_Sendrecv with the same thread of the other rank.
+        trace = self.tmp / "threads"
+        programs = pathlib.Path(os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs"))
+        harness.record(trace, 2, str(programs / "test_threads"), 3, 50)
+        doc, _, _ = self.export(trace)
+        flows = self.check_structure(doc, 2, manifest_events(trace))
+        self.assertEqual(len(flows), 2 * 3 * 50)
+        tracks = {(e["pid"], e["tid"]) for e in doc["traceEvents"]
+                  if e["ph"] == "X" and e["name"] == "MPI_Sendrecv"}
+        self.assertEqual(len(tracks), 2 * 3)
+        out = self.tmp / "threads-sg"
+        p = tool("export", "--to", "simgrid", trace, out)
+        self.assertIn("note: calls of threads other than the main one are left out", p.stdout)
+
     def test_errors(self):
         bad = tool("export", "--to", "chrome", self.tmp / "missing", self.tmp / "o.json", check=False)
         self.assertNotEqual(bad.returncode, 0)

@@ -2,6 +2,7 @@
 -replay`: hand-made traces whose simulated time is known analytically (with CM02 and no cross
 traffic, n bytes over a B byte/s, L s link take L + n/B), and recorded examples that must
 replay to the end."""
+import json
 import os
 import pathlib
 import re
@@ -79,6 +80,21 @@ class SimGridTest(harness.TempDirTest):
         self.assertEqual(pathlib.Path(files[1]).read_text(),
                          "1 init\n1 recv 0 7 1000000\n1 finalize\n")
         self.assertAlmostEqual(self.replay(out), 0.002 + 0.001001, places=6)
+
+    def test_predicted_and_replayed_kinds(self):
+        # The kind of trace changes nothing in what is exported.
+        trace = self.make("pp", "pingpong", 1000000, 2000000)
+        out, _ = self.export(trace)
+        expected = (out / "rank-00000.txt").read_text()
+        manifest = json.loads((trace / "manifest.json").read_text())
+        for kind in ("predicted", "replay"):
+            manifest["kind"] = kind
+            if kind == "replay":
+                manifest["replay_of"] = {"trace": str(trace), "rank": 0}
+            (trace / "manifest.json").write_text(json.dumps(manifest))
+            again = self.tmp / kind
+            tool("export", "--to", "simgrid", trace, again)
+            self.assertEqual((again / "rank-00000.txt").read_text(), expected)
 
     def test_sleep_instead_of_compute(self):
         trace = self.make("pp", "pingpong", 1000000, 3000000)
