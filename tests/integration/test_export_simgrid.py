@@ -159,6 +159,16 @@ class SimGridTest(harness.TempDirTest):
         self.assertEqual(bad.returncode, 1, bad.stdout + bad.stderr)
         self.assertRegex(bad.stdout, r"failed: .+")
 
+    def test_simulate_reports_a_deadlock(self):
+        # SimGrid exits 0 after a deadlock; simulate must still call it a failure.
+        trace = self.make("mm", "mismatch", 1000)
+        p = tool("simulate", trace, "--topology", "flat", check=False)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"(?m)^flat\s+failed: .*Deadlock detected")
+        kept = re.search(r"SimGrid's inputs and logs kept in (\S+)", p.stdout)
+        self.assertTrue(kept and (pathlib.Path(kept.group(1)) / "smpirun-0.log").is_file(), p.stdout)
+        shutil.rmtree(kept.group(1))
+
     def test_export_errors(self):
         bad = tool("export", "--to", "simgrid", self.tmp / "missing", self.tmp / "o", check=False)
         self.assertNotEqual(bad.returncode, 0)

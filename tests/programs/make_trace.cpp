@@ -2,6 +2,7 @@
 // known analytically and for the export benchmark's large synthetic trace.
 //   test_make_trace OUT pingpong BYTES COMPUTE_NS   rank 0 computes, then sends BYTES to rank 1
 //   test_make_trace OUT nonblocking BYTES           isend/irecv (one wildcard) + waitall, both ways
+//   test_make_trace OUT mismatch BYTES              rank 1 waits for a tag rank 0 never sends
 //   test_make_trace OUT synthetic ITERATIONS        halo-like loop: irecv, isend, waitall,
 //                                                   compute, allreduce every 16 iterations
 // Every call lasts 1 us; the times between calls are the compute segments.
@@ -181,6 +182,12 @@ int run(int argc, char** argv) {
     r0.write();
     recv(r1, fn::Recv, 0, 7, n);
     status(r1, "status", {{0, 0, 7, static_cast<std::uint64_t>(n), 0}});
+    r1.write();
+  } else if (what == "mismatch") {
+    send(r0, fn::Send, 1, 7, n);
+    r0.write();
+    recv(r1, fn::Recv, 0, 8, n);
+    status(r1, "status", {{0, 0, 8, static_cast<std::uint64_t>(n), 0}});
     r1.write();
   } else if (what == "nonblocking") {
     // Each rank posts a receive (rank 1's with MPI_ANY_SOURCE/MPI_ANY_TAG), sends, waits for
