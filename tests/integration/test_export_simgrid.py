@@ -15,6 +15,9 @@ TOOL = harness.TOOL
 MAKE_TRACE = pathlib.Path(os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")) / "test_make_trace"
 SMPIRUN = shutil.which("smpirun")
 EXACT = ["--cfg=network/model:CM02", "--cfg=network/crosstraffic:0"]
+# `encore simulate` keeps its work directory after a failure: keep those in the tests' scratch.
+harness.TMP_ROOT.mkdir(parents=True, exist_ok=True)
+os.environ["TMPDIR"] = str(harness.TMP_ROOT)
 
 # Two hosts joined by one 1 GBps, 1 us link.
 PLATFORM = """<?xml version='1.0'?>
@@ -155,9 +158,12 @@ class SimGridTest(harness.TempDirTest):
         broken = self.tmp / "broken.xml"
         broken.write_text("<platform version='4.1'><zone id='z' routing='Full'>")
         bad = tool("simulate", trace, "--platform", broken, "--hostfile", self.tmp / "hosts",
-                   check=False)
+                   "--keep", self.tmp / "kept", check=False)
         self.assertEqual(bad.returncode, 1, bad.stdout + bad.stderr)
         self.assertRegex(bad.stdout, r"failed: .+")
+        self.assertIn(f"(see {self.tmp / 'kept' / 'smpirun-0.log'})", bad.stdout)
+        # Nothing is left behind by the runs that had nothing to keep.
+        self.assertEqual(list(harness.TMP_ROOT.glob("encore-simulate-*")), [])
 
     def test_simulate_reports_a_deadlock(self):
         # SimGrid exits 0 after a deadlock; simulate must still call it a failure.

@@ -134,11 +134,14 @@ int simulate(const Args& a) {
                     "--map applies to --topology clusters; with --platform, order "
                     "the --hostfile instead");
   std::vector<exporter::Topology> topologies;
+  std::vector<std::vector<std::uint64_t>> maps;
   try {
     exporter::check_unit("--bandwidth", a.links.bandwidth);
     exporter::check_unit("--latency", a.links.latency);
-    for (const auto& spec : a.topologies)
+    for (const auto& spec : a.topologies) {
       topologies.push_back(exporter::parse_topology(spec, nprocs));
+      maps.push_back(exporter::parse_map(a.map, nprocs, topologies.back().hosts));
+    }
   } catch (const Error& e) {
     throw ExitError(kExitUsage, e.what());
   }
@@ -153,6 +156,15 @@ int simulate(const Args& a) {
     work = tmpl;
     remove_work = true;
   }
+  // A temporary directory goes if anything below throws (it is kept on purpose only after a
+  // failed simulation, to be read).
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{remove_work ? work : std::filesystem::path()};
   work = std::filesystem::absolute(work);
   exporter::ExportOptions options;
   options.host_flops = a.links.host_flops;
@@ -172,16 +184,10 @@ int simulate(const Args& a) {
   }
   for (std::size_t i = 0; i < topologies.size(); ++i) {
     const auto& t = topologies[i];
-    std::vector<std::uint64_t> map;
-    try {
-      map = exporter::parse_map(a.map, nprocs, t.hosts);
-    } catch (const Error& e) {
-      throw ExitError(kExitUsage, e.what());
-    }
     Run r{t.spec, work / fmt::format("platform-{}.xml", i), work / fmt::format("hosts-{}.txt", i)};
     write_text(r.platform, exporter::platform_xml(t, a.links));
     std::string hosts;
-    for (const auto h : map) hosts += exporter::host_name(h) + "\n";
+    for (const auto h : maps[i]) hosts += exporter::host_name(h) + "\n";
     write_text(r.hostfile, hosts);
     runs.push_back(r);
   }
@@ -218,10 +224,8 @@ int simulate(const Args& a) {
     }
     std::fflush(stdout);
   }
-  if (remove_work && failures == 0) {
-    std::error_code ec;
-    std::filesystem::remove_all(work, ec);
-  } else if (remove_work) {
+  if (remove_work && failures != 0) {
+    cleanup.dir.clear();
     std::printf("SimGrid's inputs and logs kept in %s\n", work.c_str());
   }
   return failures ? kExitTraceProblem : kExitOk;
