@@ -124,6 +124,19 @@ class SimGridTest(harness.TempDirTest):
         # 1 GBps, plus the latency.
         self.assertAlmostEqual(self.replay(out), 0.002001, places=6)
 
+    def test_persistent_requests(self):
+        # Send_init/Recv_init started and waited twice: two 1e6-byte messages, one after the
+        # other, after the 1 us of the *_init call (a call with no action counts as compute).
+        trace = self.make("ps", "persistent", 1000000)
+        out, _ = self.export(trace)
+        self.assertEqual((out / "rank-00000.txt").read_text(),
+                         "0 init\n0 compute 1000\n0 isend 1 5 1000000\n0 wait 0 1 5\n"
+                         "0 isend 1 5 1000000\n0 wait 0 1 5\n0 finalize\n")
+        self.assertEqual((out / "rank-00001.txt").read_text(),
+                         "1 init\n1 compute 1000\n1 irecv 0 5 1000000\n1 wait 0 1 5\n"
+                         "1 irecv 0 5 1000000\n1 wait 0 1 5\n1 finalize\n")
+        self.assertAlmostEqual(self.replay(out), 0.000001 + 2 * 0.001001, places=6)
+
     def test_simulate_platform_and_topologies(self):
         trace = self.make("pp", "pingpong", 1000000, 2000000)
         p = tool("simulate", trace, "--platform", self.tmp / "p.xml", "--hostfile",

@@ -3,6 +3,7 @@
 //   test_make_trace OUT pingpong BYTES COMPUTE_NS   rank 0 computes, then sends BYTES to rank 1
 //   test_make_trace OUT nonblocking BYTES           isend/irecv (one wildcard) + waitall, both ways
 //   test_make_trace OUT mismatch BYTES              rank 1 waits for a tag rank 0 never sends
+//   test_make_trace OUT persistent BYTES            Send_init/Recv_init, started and waited twice
 //   test_make_trace OUT synthetic ITERATIONS        halo-like loop: irecv, isend, waitall,
 //                                                   compute, allreduce every 16 iterations
 // Every call lasts 1 us; the times between calls are the compute segments.
@@ -189,6 +190,24 @@ int run(int argc, char** argv) {
     recv(r1, fn::Recv, 0, 8, n);
     status(r1, "status", {{0, 0, 8, static_cast<std::uint64_t>(n), 0}});
     r1.write();
+  } else if (what == "persistent") {
+    send(r0, fn::Send_init, 1, 5, n);
+    const auto sreq = r0.write();
+    recv(r1, fn::Recv_init, 0, 5, n);
+    const auto rreq = r1.write();
+    for (int i = 0; i < 2; ++i) {
+      for (auto [r, req] : {std::pair{&r0, sreq}, std::pair{&r1, rreq}}) {
+        r->call(fn::Start);
+        r->arg("request").requests.push_back({false, 0, req});
+        r->write();
+        r->call(fn::Wait);
+        r->arg("request").requests.push_back({false, 0, req});
+        const bool receiver = r == &r1;
+        status(*r, "status",
+               {{0, 0, receiver ? 5 : 0, receiver ? static_cast<std::uint64_t>(n) : 0, 0}});
+        r->write();
+      }
+    }
   } else if (what == "nonblocking") {
     // Each rank posts a receive (rank 1's with MPI_ANY_SOURCE/MPI_ANY_TAG), sends, waits for
     // both: two messages of n bytes cross, each tagged with its sender's rank + 3.

@@ -150,6 +150,33 @@ class ActionWriter {
   struct Pending {
     std::int64_t src, dst, tag;
   };
+  // A persistent request: what each MPI_Start of it sends or receives.
+  struct Persistent {
+    bool send;
+    std::int64_t peer, tag;  // world rank; -1: left out (MPI_PROC_NULL, unknown, wildcard)
+    std::uint64_t bytes;
+  };
+
+  void persistent_init(const Event& e, bool send, std::uint64_t comm) {
+    const std::int64_t peer = scalar_arg(e, send ? "dest" : "source", kProcNull);
+    const std::int64_t tag = scalar_arg(e, "tag", 0);
+    std::int64_t w = peer == kProcNull ? -1 : world_rank(comm, peer);
+    if (!send && (peer == kAnySource || tag == kAnyTag)) {
+      notes_.insert("persistent receives with MPI_ANY_SOURCE or MPI_ANY_TAG are left out");
+      w = -1;
+    }
+    persistent_[event_key(e)] = {send, w, tag, bytes(e, "count", "datatype")};
+  }
+
+  void start(const RequestRef& r) {
+    if (r.null) return;
+    const auto it = persistent_.find(request_key(r));
+    if (it == persistent_.end() || it->second.peer < 0) return;
+    const Persistent& p = it->second;
+    line("{} {} {} {}", p.send ? "isend" : "irecv", p.peer, p.tag, p.bytes);
+    const std::int64_t me = rank_;
+    pending_[request_key(r)] = p.send ? Pending{me, p.peer, p.tag} : Pending{p.peer, me, p.tag};
+  }
 
   void point_to_point(bool send, bool blocking, const Event& e, std::uint64_t comm,
                       std::int64_t peer, std::int64_t tag, std::uint64_t nbytes) {
@@ -264,14 +291,42 @@ class ActionWriter {
         for_each_completed(e, [&](const RequestRef& r, const StatusRecord*) { wait_for(r); });
         return records_ != before;
       }
+      case fn::Send_init:
+      case fn::Ssend_init:
+      case fn::Rsend_init:
+      case fn::Bsend_init:
+      case fn::Send_init_c:
+      case fn::Ssend_init_c:
+      case fn::Rsend_init_c:
+      case fn::Bsend_init_c:
+        persistent_init(e, true, comm);
+        return false;
+      case fn::Recv_init:
+      case fn::Recv_init_c:
+        persistent_init(e, false, comm);
+        return false;
+      case fn::Start:
+      case fn::Startall: {
+        const std::uint64_t before = records_;
+        const ArgValue* reqs = recorded_arg(e, "array_of_requests");
+        if (!reqs) reqs = recorded_arg(e, "request");
+        if (reqs)
+          for (const auto& r : reqs->requests) start(r);
+        return records_ != before;
+      }
+      case fn::Request_free: {
+        const ArgValue* req = recorded_arg(e, "request");
+        if (req && !req->requests.empty()) persistent_.erase(request_key(req->requests[0]));
+        return false;
+      }
       default:
         break;
     }
     if (std::string_view(e.info().name).ends_with("_init") &&
         e.info().category != Category::environment) {
       notes_.insert(
-          "persistent requests (*_init, MPI_Start) are not implemented yet: their calls become "
-          "compute time and their messages are left out");
+          "persistent collectives (MPI_*_init) are not implemented yet: their calls become "
+          "compute time");
       return false;
     }
     if (e.info().category == Category::collective) return collective(e, comm);
@@ -360,6 +415,7 @@ class ActionWriter {
   std::uint64_t records_ = 0;
   std::uint64_t last_total_ = 0;
   std::unordered_map<std::uint64_t, Pending> pending_;
+  std::unordered_map<std::uint64_t, Persistent> persistent_;
 };
 
 std::string action_file_name(std::uint32_t rank) { return fmt::format("rank-{:05}.txt", rank); }
