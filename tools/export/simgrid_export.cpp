@@ -1,9 +1,7 @@
 // SimGrid SMPI time-independent traces (the action vocabulary of SimGrid 3.32's
 // smpi_replay.cpp): one action file per rank plus the index `smpirun -replay` takes.
 // `init` has no argument, so every count is in bytes (MPI_BYTE).
-#include <cinttypes>
 #include <cstdio>
-#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -127,14 +125,21 @@ class ActionWriter {
     const std::int64_t n = scalar_arg(e, count, 0);
     const ArgValue* t = recorded_arg(e, type);
     if (n <= 0 || !t) return 0;
-    return static_cast<std::uint64_t>(n) * sizes_.type_size(static_cast<std::uint64_t>(t->scalar));
+    return static_cast<std::uint64_t>(n) * type_size(static_cast<std::uint64_t>(t->scalar));
+  }
+
+  std::uint64_t type_size(std::uint64_t datatype) {
+    const std::uint64_t size = sizes_.type_size(datatype);
+    if (size == 0)
+      notes_.insert("messages of datatypes whose size is unknown are written with 0 bytes");
+    return size;
   }
 
   // Per-peer byte counts of a v-collective (zeros where not significant).
   std::string counts(const Event& e, std::string_view name, std::string_view type) {
     const ArgValue* c = recorded_arg(e, name);
     const ArgValue* t = recorded_arg(e, type);
-    const std::uint64_t size = t ? sizes_.type_size(static_cast<std::uint64_t>(t->scalar)) : 0;
+    const std::uint64_t size = t ? type_size(static_cast<std::uint64_t>(t->scalar)) : 0;
     std::string s;
     std::uint64_t total = 0;
     for (std::uint32_t i = 0; i < nprocs_; ++i) {
