@@ -1,6 +1,5 @@
-#include "exporters.hpp"
-
 #include "encore/error.hpp"
+#include "exporters.hpp"
 
 namespace encore::exporter {
 
