@@ -105,6 +105,11 @@ class ChromeChecks(harness.TempDirTest):
         # edge carries nothing): 9 flows end on rank 0.
         doc = json.loads((self.tmp / "ring.json").read_text())
         self.assertEqual(len([e for e in doc["traceEvents"] if e["ph"] == "f" and e["pid"] == 0]), 9)
+        # Each shift moves 1000 doubles both ways.
+        shifts = [e["args"] for e in doc["traceEvents"] if e.get("name") == "MPI_Sendrecv"]
+        self.assertEqual(len(shifts), 6)
+        self.assertTrue(all(a["sent_bytes"] == 8000 and a["received_bytes"] == 8000
+                            for a in shifts), shifts)
 
     def test_threads(self):
         # 3 threads per rank, each 50 MPI_Sendrecv with the same thread of the other rank.

@@ -87,10 +87,13 @@ class ChromeWriter {
             R"({{"name":"compute","cat":"compute","ph":"X","pid":{},"tid":{},"ts":{},"dur":{}}})",
             r, e.thread, micros(call.compute_start_ns),
             micros(static_cast<std::int64_t>(call.compute_ns)));
+      const MessageBytes moved = e.rc == 0 ? message_bytes(sizes.context(), e) : MessageBytes{};
       record(
-          R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"index":{}{}}}}})",
+          R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"index":{}{}{}{}}}}})",
           e.info().name, category_name(e.info().category), r, e.thread, micros(call.start_ns),
           micros(call.end_ns - call.start_ns), e.index,
+          moved.sent ? fmt::format(",\"sent_bytes\":{}", moved.sent) : std::string(),
+          moved.received ? fmt::format(",\"received_bytes\":{}", moved.received) : std::string(),
           e.rc != 0 ? fmt::format(",\"rc\":{}", e.rc) : std::string());
       if (e.rc == 0) flows(e, call, r, sizes, irecv_comm);
     }

@@ -26,6 +26,7 @@ class MessageSizes {
   // The same number on every member for the same communicator (a hash of its members and
   // remote members); 0 if unknown. Communicators with equal members share it.
   std::uint64_t comm_key(std::uint64_t comm) const;
+  const RankContext& context() const noexcept { return ctx_; }
 
  private:
   RankContext ctx_;
