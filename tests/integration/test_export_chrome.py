@@ -93,8 +93,9 @@ class ChromeChecks(harness.TempDirTest):
         self.assertEqual(f["ts"], waitall["ts"])
 
     def test_recorded_examples(self):
-        # master_worker small (its MPI_Iprobe polling makes thousands of events).
-        for name, args in (("ring", ()), ("halo2d", ()), ("master_worker", (32, 8, 64))):
+        # (master_worker's MPI_Iprobe polling makes 10^5 events: too slow for the Python checks;
+        # wildcard receives are covered by the hand-made trace.)
+        for name, args in (("ring", ()), ("halo2d", ())):
             with self.subTest(name):
                 trace = self.tmp / name
                 harness.record(trace, 2, harness.example(name), *args)
