@@ -87,12 +87,6 @@ std::int64_t self_comm_id() {
   return id;
 }
 
-std::uint64_t sent_bytes(const Event& ev) {
-  std::uint64_t n = 0;
-  for (const auto& h : ev.send_hashes) n += h.bytes;
-  return n;
-}
-
 void completed_requests(const Event& ev, std::vector<Completed>& out) {
   out.clear();
   const std::string_view name = classify(ev.function).base;

@@ -42,10 +42,6 @@ std::int64_t role_scalar(const Event& ev, Role role, int nth, std::int64_t fallb
 std::int64_t world_comm_id();
 std::int64_t self_comm_id();
 
-// Bytes this call sent, as its send hashes say (0 when hashing was off).
-// TODO(rank_context): use message_bytes(ctx, ev) once encore/rank_context.hpp is on main.
-std::uint64_t sent_bytes(const Event& ev);
-
 // A request a completion call finished, with the status MPI gave for it (nullptr if none).
 struct Completed {
   RequestRef request;

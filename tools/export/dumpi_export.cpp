@@ -121,14 +121,16 @@ class RankWriter {
     body_ = out_.tell();
     out_.u32(0);  // cpu_time_offset: no CPU times are written
     out_.u32(0);  // wall_time_offset: wall times are seconds from the trace's zero
-    comms_[world_comm_id()] = {d::kCommWorld, {}, static_cast<std::int64_t>(rank), m.nprocs};
-    comms_[self_comm_id()] = {d::kCommSelf, {}, 0, 1};
+    comms_[world_comm_id()] = d::kCommWorld;
+    comms_[self_comm_id()] = d::kCommSelf;
   }
 
-  void event(const Event& ev) {
+  void event(const Event& ev, const RankContext& ctx) {
+    ctx_ = &ctx;
     const CallClass& c = classify(ev.function);
     for (const auto& s : ev.signatures) type_sizes_[static_cast<std::int64_t>(s.datatype)] = s.size;
     accumulate(ev);
+    new_comms(ev);
     const auto it = labels().find(c.base);
     if (it == labels().end() || ev.rc != MPI_SUCCESS) {
       skipped_[ev.function]++;
@@ -177,13 +179,6 @@ class RankWriter {
   std::uint64_t records() const { return records_; }
 
  private:
-  struct Comm {
-    std::uint16_t id = 0;
-    std::vector<std::int64_t> members;
-    std::int64_t my_rank = 0;
-    std::uint64_t size = 0;
-  };
-
   void note(const std::string& text) {
     if (noted_.insert(text).second) stats_.notes.push_back(text);
   }
@@ -199,24 +194,20 @@ class RankWriter {
   std::uint16_t comm(std::int64_t id) {
     if (id == 0) return d::kCommNull;
     const auto it = comms_.find(id);
-    if (it != comms_.end()) return it->second.id;
+    if (it != comms_.end()) return it->second;
     note("a communicator the trace did not see created is written as MPI_COMM_WORLD");
     return d::kCommWorld;
   }
-  const Comm* comm_info(std::int64_t id) const {
-    const auto it = comms_.find(id);
-    return it == comms_.end() ? nullptr : &it->second;
-  }
-  void new_comm(const ArgValue* out) {
-    if (!out || out->scalar == 0) return;
-    Comm c;
-    c.id = next_comm_++;
-    if (next_comm_ == 0) note("more than 65531 communicators: DUMPI's 16-bit ids wrap");
-    c.members = out->list;
-    c.size = out->list.size();
-    for (std::size_t i = 0; i < out->list.size(); ++i)
-      if (out->list[i] == rank_) c.my_rank = static_cast<std::int64_t>(i);
-    comms_[out->scalar] = std::move(c);
+  // Every communicator a call creates gets the next number, whether or not the call itself
+  // has a DUMPI record (Cart_create, Comm_create...): later calls on it need one.
+  void new_comms(const Event& ev) {
+    const auto params = ev.info().params;
+    for (std::size_t i = 0; i < params.size() && i < ev.args.size(); ++i) {
+      if (params[i].role != Role::comm_out || !ev.args[i].present || ev.args[i].scalar == 0)
+        continue;
+      comms_[ev.args[i].scalar] = next_comm_++;
+      if (next_comm_ == 0) note("more than 65531 communicators: DUMPI's 16-bit ids wrap");
+    }
   }
   std::uint16_t datatype(std::int64_t id) {
     if (id == 0) return d::kDatatypeNull;
@@ -235,6 +226,10 @@ class RankWriter {
     if (dumpi_id == 0) {
       dumpi_id = next_datatype_++;
       dt_source_[dumpi_id] = id;
+    }
+    if (const auto known = ctx_->type_size(static_cast<std::uint64_t>(id))) {
+      size = static_cast<std::uint32_t>(*known);
+      type_sizes_[id] = *known;
     }
     if (dt_sizes_.size() <= dumpi_id) dt_sizes_.resize(dumpi_id + 1u, 0);
     dt_sizes_[dumpi_id] = size;
@@ -343,9 +338,9 @@ class RankWriter {
 
   void write(d::Label label, const CallClass& c, const Event& ev) {
     const std::int64_t comm_id = scalar(ev, Role::comm);
-    const Comm* cm = comm_info(comm_id);
-    const std::int64_t my_rank = cm ? cm->my_rank : 0;
-    const std::int64_t comm_size = cm ? static_cast<std::int64_t>(cm->size) : 0;
+    const CommInfo* cm = ctx_->comm(static_cast<std::uint64_t>(comm_id));
+    const std::int64_t my_rank = cm ? cm->rank : 0;
+    const std::int64_t comm_size = cm ? cm->size() : 0;
     switch (c.kind) {
       case CallKind::send:
       case CallKind::recv:
@@ -552,7 +547,6 @@ class RankWriter {
           out_.i32(scalar(ev, Role::value, 1));
         }
         const ArgValue* created = role_arg(ev, Role::comm_out);
-        new_comm(created);
         out_.u16(comm(created ? created->scalar : 0));
         break;
       }
@@ -634,12 +628,13 @@ class RankWriter {
   std::map<std::uint16_t, std::uint64_t>& skipped_;  // calls not written, by function
   std::int64_t base_ns_;
   std::uint64_t body_ = 0;
+  const RankContext* ctx_ = nullptr;
   std::uint64_t records_ = 0;
   std::size_t counters_ = 0;
   std::array<std::uint32_t, d::kAllFunctions + 1> counts_{};
   std::set<std::uint64_t> persistent_;  // requests made by *_init
   std::unordered_map<std::uint16_t, std::vector<std::uint64_t>> perf_;
-  std::unordered_map<std::int64_t, Comm> comms_;
+  std::unordered_map<std::int64_t, std::uint16_t> comms_;
   std::unordered_map<std::int64_t, std::uint16_t> datatypes_;
   std::unordered_map<std::int64_t, std::uint64_t> type_sizes_;  // from type signatures
   std::map<std::uint16_t, std::int64_t> dt_source_;             // user DUMPI id -> Encore id
@@ -670,7 +665,9 @@ ExportStats export_dumpi(const std::filesystem::path& trace, const std::filesyst
     writer = std::make_unique<RankWriter>(out / fmt::format("encore-{:04}.bin", rank), rank,
                                           manifest, shift, stats, noted, skipped);
   };
-  walk.event = [&](std::uint32_t, const Event& ev) { writer->event(ev); };
+  walk.event = [&](std::uint32_t, const Event& ev, const RankContext& ctx) {
+    writer->event(ev, ctx);
+  };
   walk.end_rank = [&](std::uint32_t) {
     writer->finish();
     stats.records += writer->records();

@@ -117,7 +117,9 @@ class Otf2Writer {
   void run() {
     RankWalk walk;
     walk.begin_rank = [this](std::uint32_t rank) { begin_rank(rank); };
-    walk.event = [this](std::uint32_t rank, const Event& ev) { event(rank, ev); };
+    walk.event = [this](std::uint32_t rank, const Event& ev, const RankContext& ctx) {
+      event(rank, ev, ctx);
+    };
     walk.end_rank = [this](std::uint32_t rank) { end_rank(rank); };
     stats_.events = walk_ranks(trace_, manifest_, options_.progress, walk, stats_.notes);
     check(OTF2_Archive_CloseEvtFiles(archive_), "closing event files");
@@ -234,7 +236,7 @@ class Otf2Writer {
           "metric");
   }
 
-  void event(std::uint32_t rank, const Event& ev) {
+  void event(std::uint32_t rank, const Event& ev, const RankContext& ctx) {
     Location& loc = location(rank, ev.thread);
     const std::uint64_t s = ts(rank, ev.start_ns), e = ts(rank, ev.end_ns);
     const bool counters = !loc.counters.empty() && ev.counters.size() == loc.counters.size();
@@ -251,13 +253,13 @@ class Otf2Writer {
     loc.prev_end = e;
     const OTF2_RegionRef reg = region(ev.function);
     check(OTF2_EvtWriter_Enter(loc.writer, nullptr, at(loc, s), reg), "enter");
-    mpi_records(rank, loc, ev, s, e);
+    mpi_records(rank, loc, ev, message_bytes(ctx, ev), s, e);
     check(OTF2_EvtWriter_Leave(loc.writer, nullptr, at(loc, e), reg), "leave");
     track_new_comms(ev);
   }
 
-  void mpi_records(std::uint32_t rank, Location& loc, const Event& ev, std::uint64_t s,
-                   std::uint64_t e) {
+  void mpi_records(std::uint32_t rank, Location& loc, const Event& ev, const MessageBytes& bytes,
+                   std::uint64_t s, std::uint64_t e) {
     if (ev.rc != MPI_SUCCESS) return;
     const CallClass& c = classify(ev.function);
     const std::uint64_t self_key = request_key(RequestRef{false, ev.thread, ev.index});
@@ -269,7 +271,7 @@ class Otf2Writer {
           check(OTF2_EvtWriter_MpiSend(loc.writer, nullptr, at(loc, s), static_cast<uint32_t>(peer),
                                        comm(rank, role_scalar(ev, Role::comm, 0, 1)),
                                        static_cast<uint32_t>(role_scalar(ev, Role::tag, 0, 0)),
-                                       sent_bytes(ev)),
+                                       bytes.sent),
                 "send");
         if (c.kind == CallKind::sendrecv) recv_record(rank, loc, ev, e);
         break;
@@ -287,7 +289,7 @@ class Otf2Writer {
         r.comm = comm(rank, role_scalar(ev, Role::comm, 0, 1));
         r.peer = role_scalar(ev, Role::peer, 0, MPI_PROC_NULL);
         r.tag = role_scalar(ev, Role::tag, 0, 0);
-        r.bytes = sent_bytes(ev);
+        r.bytes = bytes.sent;
         requests_[self_key] = r;
         if (!r.persistent) start_request(loc, r, self_key, s);
         break;
@@ -330,8 +332,8 @@ class Otf2Writer {
         check(OTF2_EvtWriter_MpiCollectiveEnd(
                   loc.writer, nullptr, at(loc, e), collective_op(c.base),
                   comm(rank, role_scalar(ev, Role::comm, 0, 1)),
-                  root >= 0 ? static_cast<uint32_t>(root) : OTF2_UNDEFINED_UINT32, sent_bytes(ev),
-                  ev.payload_bytes()),
+                  root >= 0 ? static_cast<uint32_t>(root) : OTF2_UNDEFINED_UINT32, bytes.sent,
+                  bytes.received),
               "collective end");
         break;
       }

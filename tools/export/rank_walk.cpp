@@ -58,9 +58,11 @@ std::uint64_t walk_ranks(const std::filesystem::path& trace, const Manifest& man
   Event ev;
   for (std::uint32_t rank = 0; rank < manifest.nprocs; ++rank) {
     RankEventReader reader(dir.events_path(rank));
+    RankContext ctx(rank, manifest.nprocs);
     walk.begin_rank(rank);
     while (reader.next(ev)) {
-      walk.event(rank, ev);
+      ctx.observe(ev);
+      walk.event(rank, ev, ctx);
       bar.tick(++done);
     }
     walk.end_rank(rank);

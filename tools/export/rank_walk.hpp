@@ -12,13 +12,15 @@
 
 #include "encore/event.hpp"
 #include "encore/manifest.hpp"
+#include "encore/rank_context.hpp"
 
 namespace encore::exporter {
 
 struct RankWalk {
   // Called before the first event of each rank, for each event, and after its last event.
+  // `ctx` has already observed `ev` (so it knows a communicator or type `ev` creates).
   std::function<void(std::uint32_t rank)> begin_rank = [](std::uint32_t) {};
-  std::function<void(std::uint32_t rank, const Event& ev)> event;
+  std::function<void(std::uint32_t rank, const Event& ev, const RankContext& ctx)> event;
   std::function<void(std::uint32_t rank)> end_rank = [](std::uint32_t) {};
 };
 

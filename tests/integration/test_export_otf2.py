@@ -1,0 +1,155 @@
+"""`encore export --to otf2`: ring, halo2d and collectives recorded at 2 ranks, exported, and
+read back with otf2-print (otf2-tools). The archive must print with no INVALID reference, and
+per location the events must match the trace as `encore show` prints it: one ENTER/LEAVE
+pair per MPI call in the same order and at the same times, message events for every
+send/receive that moved data, collective begin/end for every blocking collective."""
+import collections
+import pathlib
+import re
+import shutil
+import tempfile
+import unittest
+
+import harness
+
+P2P_SEND = {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Sendrecv",
+            "MPI_Sendrecv_replace"}
+P2P_RECV = {"MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace"}
+COLLECTIVES = {"MPI_Barrier", "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter",
+               "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+               "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Allreduce", "MPI_Reduce",
+               "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan"}
+SHOW_LINE = re.compile(r"^r(\d+) t(\d+) #\d+ (MPI_\w+)  (\d+\.\d{6}) ms \+\S+(?:  (.*))?$")
+EVENT_LINE = re.compile(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s+(.*)$")
+
+
+def tool(*args, check=True):
+    return harness.run([harness.TOOL, *map(str, args)], check=check, timeout=300)
+
+
+def show_calls(trace):
+    """{(rank, thread): [(function, start_ns, args text)]} from `encore show`."""
+    calls = collections.defaultdict(list)
+    for line in tool("show", trace).stdout.splitlines():
+        m = SHOW_LINE.match(line)
+        if m:
+            ns = int(m.group(4).replace(".", ""))
+            calls[(int(m.group(1)), int(m.group(2)))].append((m.group(3), ns, m.group(5) or ""))
+    return calls
+
+
+def print_events(archive):
+    """(text, {location: [(event, timestamp, attributes)]}) from otf2-print."""
+    p = harness.run(["otf2-print", "-G", str(archive)], timeout=300)
+    events = collections.defaultdict(list)
+    for line in p.stdout.splitlines():
+        m = EVENT_LINE.match(line)
+        if m:
+            events[int(m.group(2))].append((m.group(1), int(m.group(3)), m.group(4)))
+    return p.stdout, events
+
+
+def arg(args, name):
+    m = re.search(rf"(?:^| ){name}=(\S+)", args)
+    return m.group(1) if m else None
+
+
+class ExportOtf2(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        harness.TMP_ROOT.mkdir(parents=True, exist_ok=True)
+        cls.root = pathlib.Path(tempfile.mkdtemp(prefix="otf2-", dir=harness.TMP_ROOT))
+        cls.traces = {}
+        for name, args in (("ring", ()), ("halo2d", (64, 20)), ("collectives", ())):
+            trace = cls.root / name
+            harness.record(trace, 2, harness.example(name), *args)
+            cls.traces[name] = trace
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.root, ignore_errors=True)
+
+    def export(self, name):
+        out = self.root / f"{name}.otf2"
+        p = tool("export", "--to", "otf2", self.traces[name], out)
+        self.assertRegex(p.stdout, r"^otf2: \d+ events -> \d+ records in ")
+        return out / "traces.otf2"
+
+    def check_archive(self, name):
+        archive = self.export(name)
+        text, events = print_events(archive)
+        self.assertNotIn("INVALID", text)
+        calls = show_calls(self.traces[name])
+        self.assertEqual(sorted(events), [0, 1])  # one location per rank (one thread each)
+        for (rank, thread), expected in calls.items():
+            self.assertEqual(thread, 0)
+            got = events[rank]
+            counts = collections.Counter(e[0] for e in got)
+            enters = [(e[1], re.search(r'Region: "(\w+)"', e[2]).group(1))
+                      for e in got if e[0] == "ENTER"]
+            mpi = [(t, r) for t, r in enters if r != "compute"]
+            # Same calls in the same order, at the same times (relative to the first call).
+            self.assertEqual([r for _, r in mpi], [f for f, _, _ in expected])
+            self.assertEqual([t - mpi[0][0] for t, _ in mpi],
+                             [s - expected[0][1] for _, s, _ in expected])
+            self.assertEqual(counts["LEAVE"], counts["ENTER"])
+            # Timestamps never go backwards within a location.
+            times = [e[1] for e in got]
+            self.assertEqual(times, sorted(times))
+            sends = sum(1 for f, _, a in expected
+                        if f in P2P_SEND and arg(a, "dest") not in (None, "MPI_PROC_NULL"))
+            recvs = sum(1 for f, _, a in expected
+                        if f in P2P_RECV and re.search(r"status=\{src=\d", a))
+            isends = sum(1 for f, _, a in expected
+                         if f == "MPI_Isend" and arg(a, "dest") != "MPI_PROC_NULL")
+            irecvs = sum(1 for f, _, a in expected
+                         if f == "MPI_Irecv" and arg(a, "source") != "MPI_PROC_NULL")
+            colls = sum(1 for f, _, _ in expected if f in COLLECTIVES)
+            self.assertEqual(counts["MPI_SEND"], sends, f"rank {rank}")
+            self.assertEqual(counts["MPI_RECV"], recvs, f"rank {rank}")
+            self.assertEqual(counts["MPI_ISEND"], isends, f"rank {rank}")
+            self.assertEqual(counts["MPI_ISEND_COMPLETE"], isends, f"rank {rank}")
+            self.assertEqual(counts["MPI_IRECV_REQUEST"], irecvs, f"rank {rank}")
+            self.assertEqual(counts["MPI_IRECV"], irecvs, f"rank {rank}")
+            self.assertEqual(counts["MPI_COLLECTIVE_BEGIN"], colls, f"rank {rank}")
+            self.assertEqual(counts["MPI_COLLECTIVE_END"], colls, f"rank {rank}")
+        return text, events
+
+    def test_ring(self):
+        _, events = self.check_archive("ring")
+        # Rank 0 sends its 1000 doubles of the Sendrecv shift to rank 1: 8000 bytes.
+        sends = [e[2] for e in events[0] if e[0] == "MPI_SEND"]
+        self.assertTrue(any("Length: 8000" in s for s in sends), sends)
+
+    def test_halo2d(self):
+        self.check_archive("halo2d")
+
+    def test_collectives_and_communicators(self):
+        text, events = self.check_archive("collectives")
+        # Comm_split into rows and columns: communicators beyond WORLD and SELF, used by the
+        # collectives on them.
+        comms = re.findall(r"^COMM\s+(\d+)\s+Name: \"([^\"]*)\"", text, re.M)
+        self.assertGreater(len(comms), 2, text[:2000])
+        used = {int(m) for e in events[0] if e[0] == "MPI_COLLECTIVE_END"
+                for m in re.findall(r"Communicator: \"[^\"]*\" <(\d+)>", e[2])}
+        self.assertTrue(used - {0, 1}, used)
+
+    def test_refuses_a_non_empty_output(self):
+        out = self.root / "busy"
+        out.mkdir()
+        (out / "keep").write_text("x")
+        p = tool("export", "--to", "otf2", self.traces["ring"], out, check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("exists and is not an empty directory", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+    def test_missing_trace(self):
+        p = tool("export", "--to", "otf2", self.root / "nope", self.root / "nope.otf2",
+                 check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("nope", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
+
+if __name__ == "__main__":
+    harness.main()
