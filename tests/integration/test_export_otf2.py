@@ -40,7 +40,8 @@ def show_calls(trace):
 
 def print_events(archive):
     """(text, {location: [(event, timestamp, attributes)]}) from otf2-print."""
-    p = harness.run(["otf2-print", "-G", str(archive)], timeout=300)
+    p = harness.run(["otf2-print", "-Werror", "-A", str(archive)], timeout=300)
+    assert "warning" not in p.stderr, p.stderr
     events = collections.defaultdict(list)
     for line in p.stdout.splitlines():
         m = EVENT_LINE.match(line)

@@ -101,7 +101,8 @@ class Otf2Writer {
     archive_ = OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, kChunkBytes,
                                  4 * kChunkBytes, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!archive_) fail("cannot create the archive", OTF2_ERROR_INVALID);
-    OTF2_FlushCallbacks flush{&pre_flush, nullptr};  // no post-flush: no BufferFlush records
+    // libotf2 keeps the pointer, not a copy. No post-flush callback: no BufferFlush records.
+    static OTF2_FlushCallbacks flush{&pre_flush, nullptr};
     check(OTF2_Archive_SetFlushCallbacks(archive_, &flush, nullptr), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive_), "collective callbacks");
     check(OTF2_Archive_SetCreator(archive_, "encore export"), "creator");
@@ -315,7 +316,7 @@ class Otf2Writer {
             if (r.peer >= 0)
               check(OTF2_EvtWriter_MpiIsendComplete(loc.writer, nullptr, at(loc, e), it->first),
                     "isend complete");
-          } else if (done.status && done.status->source >= 0) {
+          } else if (r.peer >= 0 && done.status && done.status->source >= 0) {
             check(OTF2_EvtWriter_MpiIrecv(loc.writer, nullptr, at(loc, e),
                                           static_cast<uint32_t>(done.status->source), r.comm,
                                           static_cast<uint32_t>(done.status->tag),
@@ -412,6 +413,9 @@ class Otf2Writer {
                                       ? fmt::format("rank {}", loc.rank)
                                       : fmt::format("rank {} thread {}", loc.rank, loc.thread)));
     std::vector<std::pair<std::uint16_t, OTF2_RegionRef>> regions(regions_.begin(), regions_.end());
+    // Definitions of one kind must come in the order of their refs.
+    std::sort(regions.begin(), regions.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
     std::vector<OTF2_StringRef> region_names;
     for (const auto& [function, ref] : regions)
       region_names.push_back(str.ref(function_table()[function].name));
