@@ -308,7 +308,8 @@ class RankWriter {
     status_body(*s);
   }
   void status_body(const StatusRecord& s) {
-    out_.i32(static_cast<std::int64_t>(s.bytes));
+    if (s.bytes > 0x7fffffff) note("status byte counts above 2^31-1 are cut (DUMPI's are 32-bit)");
+    out_.i32(static_cast<std::int64_t>(std::min<std::uint64_t>(s.bytes, 0x7fffffff)));
     out_.i32(s.source);
     out_.u8(s.bits & 2 ? 1 : 0);  // cancelled
     out_.u8(static_cast<std::uint8_t>(s.error));
@@ -335,6 +336,11 @@ class RankWriter {
   const StatusRecord* one_status(const Event& ev) {
     const ArgValue* s = role_arg(ev, Role::status_out);
     return s && !s->statuses.empty() ? &s->statuses[0] : nullptr;
+  }
+  // The status of a Test/Testany/Iprobe only when its flag (the nth int output) is set: MPI
+  // leaves it undefined otherwise.
+  const StatusRecord* flagged(const Event& ev, int nth) {
+    return scalar(ev, Role::int_out, nth) != 0 ? one_status(ev) : nullptr;
   }
   std::int64_t scalar(const Event& ev, Role role, int nth = 0) {
     return role_scalar(ev, role, nth, 0);
@@ -390,7 +396,8 @@ class RankWriter {
         const ArgValue* r = role_arg(ev, Role::request_inout);
         out_.i32(r && !r->requests.empty() ? request(r->requests[0]) : d::kRequestNull);
         if (label == d::Test) out_.i32(scalar(ev, Role::int_out));
-        if (label == d::Wait || label == d::Test) status(one_status(ev));
+        if (label == d::Wait) status(one_status(ev));
+        if (label == d::Test) status(flagged(ev, 0));
         if (label == d::Request_free) forget(r);
         break;
       }
@@ -400,7 +407,7 @@ class RankWriter {
         requests(role_arg(ev, Role::request_array));
         out_.i32(scalar(ev, Role::int_out, 0));
         if (label == d::Testany) out_.i32(scalar(ev, Role::int_out, 1));
-        status(one_status(ev));
+        status(label == d::Testany ? flagged(ev, 1) : one_status(ev));
         break;
       case d::Waitall:
       case d::Testall:
@@ -427,7 +434,7 @@ class RankWriter {
         out_.i32(tag_value(scalar(ev, Role::tag)));
         out_.u16(comm(comm_id));
         if (label == d::Iprobe) out_.i32(scalar(ev, Role::int_out));
-        status(one_status(ev));
+        status(label == d::Iprobe ? flagged(ev, 0) : one_status(ev));
         break;
       case d::Barrier:
         out_.u16(comm(comm_id));
