@@ -138,6 +138,10 @@ class RankWriter {
     const auto it = labels().find(c.base);
     if (it == labels().end() || ev.rc != MPI_SUCCESS) {
       skipped_[ev.function]++;
+      // A request no record creates (Iallreduce...) reads as MPI_REQUEST_NULL in Wait/Test.
+      for (const auto& p : ev.info().params)
+        if (p.role == Role::request_out)
+          requests_[request_key(RequestRef{false, ev.thread, ev.index})] = d::kRequestNull;
       return;
     }
     write(it->second, c, ev);
