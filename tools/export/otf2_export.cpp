@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -37,6 +38,32 @@ OTF2_ErrorCode remember_error(void*, const char*, uint64_t, const char*, OTF2_Er
 }
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+
+// libotf2 keeps every chunk of a writer in memory until the writer closes unless the chunk
+// allocator says no: then it flushes the chunks to the file and frees them. So each buffer may
+// hold at most kChunksPerBuffer chunks, which bounds memory whatever the trace length.
+constexpr int kChunksPerBuffer = 4;
+struct ChunkPool {
+  std::vector<void*> chunks;
+};
+void* allocate_chunk(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, uint64_t size) {
+  if (!*per_buffer) *per_buffer = new ChunkPool;
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (pool->chunks.size() >= kChunksPerBuffer) return nullptr;  // makes libotf2 flush
+  void* chunk = std::malloc(size);
+  if (chunk) pool->chunks.push_back(chunk);
+  return chunk;
+}
+void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
+  auto* pool = static_cast<ChunkPool*>(*per_buffer);
+  if (!pool) return;
+  for (void* chunk : pool->chunks) std::free(chunk);
+  pool->chunks.clear();
+  if (final) {
+    delete pool;
+    *per_buffer = nullptr;
+  }
+}
 
 OTF2_CollectiveOp collective_op(std::string_view base) {
   static const std::map<std::string_view, OTF2_CollectiveOp> ops = {
@@ -104,6 +131,8 @@ class Otf2Writer {
     // libotf2 keeps the pointer, not a copy. No post-flush callback: no BufferFlush records.
     static OTF2_FlushCallbacks flush{&pre_flush, nullptr};
     check(OTF2_Archive_SetFlushCallbacks(archive_, &flush, nullptr), "flush callbacks");
+    static OTF2_MemoryCallbacks memory{&allocate_chunk, &free_chunks};
+    check(OTF2_Archive_SetMemoryCallbacks(archive_, &memory, nullptr), "memory callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive_), "collective callbacks");
     check(OTF2_Archive_SetCreator(archive_, "encore export"), "creator");
     check(OTF2_Archive_OpenEvtFiles(archive_), "event files");
