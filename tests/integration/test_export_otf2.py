@@ -135,6 +135,21 @@ class ExportOtf2(unittest.TestCase):
                 for m in re.findall(r"Communicator: \"[^\"]*\" <(\d+)>", e[2])}
         self.assertTrue(used - {0, 1}, used)
 
+    def test_cut_trace_exports_what_it_holds(self):
+        cut = self.root / "ring-cut"
+        shutil.copytree(self.traces["ring"], cut)
+        events = cut / "rank-00001.events"
+        events.write_bytes(events.read_bytes()[:-100])  # the trailer and part of a chunk
+        out = self.root / "ring-cut.otf2"
+        p = tool("export", "--to", "otf2", cut, out)
+        self.assertRegex(p.stdout, r"note: rank 1: exported the events before damage: .*rank-00001")
+        text, events_by_location = print_events(out / "traces.otf2")
+        self.assertNotIn("INVALID", text)
+        full = show_calls(self.traces["ring"])[(1, 0)]
+        enters = [e for e in events_by_location[1] if e[0] == "ENTER" and "compute" not in e[2]]
+        self.assertLess(len(enters), len(full))
+        self.assertGreater(len(enters), 0)
+
     def test_refuses_a_non_empty_output(self):
         out = self.root / "busy"
         out.mkdir()
