@@ -1,9 +1,10 @@
-"""`encore export --to otf2`: ring, halo2d and collectives recorded at 2 ranks, exported, and
-read back with otf2-print (otf2-tools). The archive must print with no INVALID reference, and
+"""`encore export --to otf2`: ring, halo2d, collectives and a 3-thread program recorded at 2
+ranks, exported, and read back with otf2-print (otf2-tools). The archive must print with no INVALID reference, and
 per location the events must match the trace as `encore show` prints it: one ENTER/LEAVE
 pair per MPI call in the same order and at the same times, message events for every
 send/receive that moved data, collective begin/end for every blocking collective."""
 import collections
+import os
 import pathlib
 import re
 import shutil
@@ -65,6 +66,10 @@ class ExportOtf2(unittest.TestCase):
             trace = cls.root / name
             harness.record(trace, 2, harness.example(name), *args)
             cls.traces[name] = trace
+        # MPI_THREAD_MULTIPLE: three recording threads per rank, three locations.
+        programs = pathlib.Path(os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs"))
+        cls.traces["threads"] = cls.root / "threads"
+        harness.record(cls.traces["threads"], 2, str(programs / "test_threads"))
 
     @classmethod
     def tearDownClass(cls):
@@ -81,10 +86,10 @@ class ExportOtf2(unittest.TestCase):
         text, events = print_events(archive)
         self.assertNotIn("INVALID", text)
         calls = show_calls(self.traces[name])
-        self.assertEqual(sorted(events), [0, 1])  # one location per rank (one thread each)
+        # One location per recorded thread: thread t of rank r is (t << 32) | r.
+        self.assertEqual(sorted(events), sorted((t << 32) | r for r, t in calls))
         for (rank, thread), expected in calls.items():
-            self.assertEqual(thread, 0)
-            got = events[rank]
+            got = events[(thread << 32) | rank]
             counts = collections.Counter(e[0] for e in got)
             enters = [(e[1], re.search(r'Region: "(\w+)"', e[2]).group(1))
                       for e in got if e[0] == "ENTER"]
@@ -100,7 +105,7 @@ class ExportOtf2(unittest.TestCase):
             sends = sum(1 for f, _, a in expected
                         if f in P2P_SEND and arg(a, "dest") not in (None, "MPI_PROC_NULL"))
             recvs = sum(1 for f, _, a in expected
-                        if f in P2P_RECV and re.search(r"status=\{src=\d", a))
+                        if f in P2P_RECV and re.search(r"status=(?:IGNORE)?\{src=\d", a))
             isends = sum(1 for f, _, a in expected
                          if f == "MPI_Isend" and arg(a, "dest") != "MPI_PROC_NULL")
             irecvs = sum(1 for f, _, a in expected
@@ -124,6 +129,10 @@ class ExportOtf2(unittest.TestCase):
 
     def test_halo2d(self):
         self.check_archive("halo2d")
+
+    def test_threads(self):
+        _, events = self.check_archive("threads")
+        self.assertEqual(len(events), 6)
 
     def test_collectives_and_communicators(self):
         text, events = self.check_archive("collectives")
