@@ -226,13 +226,12 @@ class Otf2Writer {
     return it->second;
   }
 
-  OTF2_CommRef comm(std::uint32_t rank, std::int64_t id) {
+  OTF2_CommRef comm(std::int64_t id) {
     if (id == world_comm_id()) return comms_.world();
     if (id == self_comm_id()) return comms_.self();
     const auto it = local_comms_.find(id);
     if (it != local_comms_.end()) return it->second;
     note_once("a communicator the trace did not see created is exported as MPI_COMM_WORLD");
-    (void)rank;
     return comms_.world();
   }
 
@@ -240,12 +239,11 @@ class Otf2Writer {
     if (noted_.insert(text).second) stats_.notes.push_back(text);
   }
 
-  void begin_rank(std::uint32_t rank) {
+  void begin_rank(std::uint32_t) {
     local_comms_.clear();
     seen_members_.clear();
     requests_.clear();
     open_.clear();
-    (void)rank;
   }
 
   void end_rank(std::uint32_t) {
@@ -283,13 +281,13 @@ class Otf2Writer {
     loc.prev_end = e;
     const OTF2_RegionRef reg = region(ev.function);
     check(OTF2_EvtWriter_Enter(loc.writer, nullptr, at(loc, s), reg), "enter");
-    mpi_records(rank, loc, ev, message_bytes(ctx, ev), s, e);
+    mpi_records(loc, ev, message_bytes(ctx, ev), s, e);
     check(OTF2_EvtWriter_Leave(loc.writer, nullptr, at(loc, e), reg), "leave");
     track_new_comms(ev);
   }
 
-  void mpi_records(std::uint32_t rank, Location& loc, const Event& ev, const MessageBytes& bytes,
-                   std::uint64_t s, std::uint64_t e) {
+  void mpi_records(Location& loc, const Event& ev, const MessageBytes& bytes, std::uint64_t s,
+                   std::uint64_t e) {
     if (ev.rc != MPI_SUCCESS) return;
     const CallClass& c = classify(ev.function);
     const std::uint64_t self_key = request_key(RequestRef{false, ev.thread, ev.index});
@@ -299,15 +297,15 @@ class Otf2Writer {
         const std::int64_t peer = role_scalar(ev, Role::peer, 0, MPI_PROC_NULL);
         if (peer >= 0)
           check(OTF2_EvtWriter_MpiSend(loc.writer, nullptr, at(loc, s), static_cast<uint32_t>(peer),
-                                       comm(rank, role_scalar(ev, Role::comm, 0, 1)),
+                                       comm(role_scalar(ev, Role::comm, 0, 1)),
                                        static_cast<uint32_t>(role_scalar(ev, Role::tag, 0, 0)),
                                        bytes.sent),
                 "send");
-        if (c.kind == CallKind::sendrecv) recv_record(rank, loc, ev, e);
+        if (c.kind == CallKind::sendrecv) recv_record(loc, ev, e);
         break;
       }
       case CallKind::recv:
-        recv_record(rank, loc, ev, e);
+        recv_record(loc, ev, e);
         break;
       case CallKind::isend:
       case CallKind::irecv:
@@ -316,7 +314,7 @@ class Otf2Writer {
         Request r;
         r.send = c.kind == CallKind::isend || c.kind == CallKind::send_init;
         r.persistent = c.kind == CallKind::send_init || c.kind == CallKind::recv_init;
-        r.comm = comm(rank, role_scalar(ev, Role::comm, 0, 1));
+        r.comm = comm(role_scalar(ev, Role::comm, 0, 1));
         r.peer = role_scalar(ev, Role::peer, 0, MPI_PROC_NULL);
         r.tag = role_scalar(ev, Role::tag, 0, 0);
         r.bytes = bytes.sent;
@@ -361,7 +359,7 @@ class Otf2Writer {
         const std::int64_t root = role_scalar(ev, Role::root, 0, -1);
         check(OTF2_EvtWriter_MpiCollectiveEnd(
                   loc.writer, nullptr, at(loc, e), collective_op(c.base),
-                  comm(rank, role_scalar(ev, Role::comm, 0, 1)),
+                  comm(role_scalar(ev, Role::comm, 0, 1)),
                   root >= 0 ? static_cast<uint32_t>(root) : OTF2_UNDEFINED_UINT32, bytes.sent,
                   bytes.received),
               "collective end");
@@ -382,13 +380,13 @@ class Otf2Writer {
       check(OTF2_EvtWriter_MpiIrecvRequest(loc.writer, nullptr, at(loc, s), key), "irecv request");
   }
 
-  void recv_record(std::uint32_t rank, Location& loc, const Event& ev, std::uint64_t e) {
+  void recv_record(Location& loc, const Event& ev, std::uint64_t e) {
     const ArgValue* st = role_arg(ev, Role::status_out);
     if (!st || st->statuses.empty() || st->statuses[0].source < 0) return;
     const StatusRecord& status = st->statuses[0];
     check(OTF2_EvtWriter_MpiRecv(loc.writer, nullptr, at(loc, e),
                                  static_cast<uint32_t>(status.source),
-                                 comm(rank, role_scalar(ev, Role::comm, 0, 1)),
+                                 comm(role_scalar(ev, Role::comm, 0, 1)),
                                  static_cast<uint32_t>(status.tag), status.bytes),
           "recv");
   }
