@@ -170,6 +170,9 @@ class Call {
   Recorder& recorder() noexcept { return *rec_; }
   // MPI_Init's shim times PMPI_Init before the recorder exists.
   void set_begin(std::uint64_t t1) noexcept { t1_ = t1; }
+  // The tool worked since the PMPI call returned (MPI_Init: starting the recorder): read the
+  // clock at commit so that work is charged as overhead, not left in the next compute gap.
+  void mark_heavy() noexcept { heavy_ = true; }
   void end_at(std::uint64_t t2, int rc) noexcept {
     t2_ = t2;
     rc_ = rc;

@@ -28,23 +28,6 @@ namespace {
 // Start the clock when the library is loaded, so calibration spans MPI_Init.
 [[maybe_unused]] const bool clock_started = (capture_clock(), true);
 
-std::vector<std::string> command_line() {
-  std::vector<std::string> args;
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  return args;
-}
-
-std::string iso_time(std::int64_t unix_ns) {
-  const std::time_t secs = unix_ns / 1'000'000'000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // What every rank tells rank 0 for the manifest.
 struct RankReport {
   char host[MPI_MAX_PROCESSOR_NAME];
@@ -68,11 +51,9 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
   m.kind = TraceKind::capture;
   m.tool_version = ENCORE_VERSION;
   m.nprocs = static_cast<std::uint32_t>(rec.nprocs);
-  m.command = command_line();
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  m.start_time_unix_ns = now.tv_sec * 1'000'000'000ll + now.tv_nsec;
-  m.start_time_iso = iso_time(m.start_time_unix_ns);
+  m.command = process_command_line();
+  m.start_time_unix_ns = unix_time_ns();
+  m.start_time_iso = iso_utc(m.start_time_unix_ns);
   m.mpi_library_version = library_version();
   m.function_table.hash = std::string(kFunctionTableHash);
   for (const auto& f : function_table()) m.function_table.functions.emplace_back(f.name);
