@@ -114,7 +114,7 @@ class RankWriter {
         stats_(stats),
         noted_(noted),
         skipped_(skipped),
-        base_ns_(m.ranks[rank].clock_offset_ns + shift) {
+        base_ns_(m.rank_info(rank)->clock_offset_ns + shift) {
     counts_.fill(0);
     if (m.papi.available) counters_ = m.papi.requested.size();
     out_.u64(d::kHeadMagic);
@@ -152,7 +152,7 @@ class RankWriter {
     const std::uint64_t header = out_.tell();
     for (const auto v : d::kVersion) out_.u8(v);
     out_.u64(static_cast<std::uint64_t>(manifest_.start_time_unix_ns / 1000000000));
-    out_.string(manifest_.ranks[rank_].host);
+    out_.string(manifest_.rank_info(rank_)->host);
     out_.string("encore");  // the trace does not record the user
     out_.u32(0);            // mesh coordinates: none
     out_.u32(0);            // mesh size: none
@@ -689,6 +689,11 @@ ExportStats export_dumpi(const std::filesystem::path& trace, const std::filesyst
     writer.reset();
   };
   stats.events = walk_ranks(trace, manifest, options.progress, walk, stats.notes);
+  if (manifest.ranks.size() != manifest.nprocs)
+    stats.notes.push_back(
+        fmt::format("the trace holds {} of {} ranks: only their .bin files are "
+                    "written",
+                    manifest.ranks.size(), manifest.nprocs));
   for (const auto& [function, n] : skipped)
     stats.notes.push_back(
         fmt::format("{}: {} calls not written (no DUMPI record for it, or failed)",

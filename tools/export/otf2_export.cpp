@@ -153,6 +153,17 @@ class Otf2Writer {
     walk.end_rank = [this](std::uint32_t rank) { end_rank(rank); };
     stats_.events = walk_ranks(trace_, manifest_, options_.progress, walk, stats_.notes);
     check(OTF2_Archive_CloseEvtFiles(archive_), "closing event files");
+    // Every world rank has a location, even one this trace does not hold (a replay profile)
+    // or that recorded nothing: communicator groups and message peers refer to them.
+    std::set<OTF2_LocationRef> defined;
+    for (const auto& loc : locations_) defined.insert(loc.id);
+    for (std::uint32_t r = 0; r < manifest_.nprocs; ++r)
+      if (!defined.count(otf2_location_id(r, 0))) {
+        Location loc;
+        loc.id = otf2_location_id(r, 0);
+        loc.rank = r;
+        locations_.push_back(loc);
+      }
     write_local_definitions();
     write_global_definitions();
     check(OTF2_Archive_Close(archive_), "closing the archive");
@@ -190,8 +201,9 @@ class Otf2Writer {
   }
 
   std::uint64_t ts(std::uint32_t rank, std::uint64_t ns) const {
+    const RankInfo* info = manifest_.rank_info(rank);
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(ns) +
-                                      manifest_.ranks[rank].clock_offset_ns + shift_);
+                                      (info ? info->clock_offset_ns : 0) + shift_);
   }
 
   Location& location(std::uint32_t rank, std::uint16_t thread) {
@@ -429,12 +441,16 @@ class Otf2Writer {
     // Strings first: every later definition refers to them.
     const auto machine = str.ref("encore trace");
     std::map<std::string, OTF2_SystemTreeNodeRef> hosts;
-    for (const auto& r : manifest_.ranks) hosts.try_emplace(r.host, 0);
+    const auto host_of = [this](std::uint32_t rank) {
+      const RankInfo* info = manifest_.rank_info(rank);
+      return info ? info->host : std::string("(rank not in this trace)");
+    };
+    for (std::uint32_t r = 0; r < manifest_.nprocs; ++r) hosts.try_emplace(host_of(r), 0);
     OTF2_SystemTreeNodeRef node = 1;
     for (auto& [host, ref] : hosts) ref = node++;
     std::vector<OTF2_StringRef> rank_names, loc_names;
-    for (const auto& r : manifest_.ranks)
-      rank_names.push_back(str.ref(fmt::format("MPI Rank {}", r.rank)));
+    for (std::uint32_t r = 0; r < manifest_.nprocs; ++r)
+      rank_names.push_back(str.ref(fmt::format("MPI Rank {}", r)));
     for (const auto& loc : locations_)
       loc_names.push_back(str.ref(loc.thread == 0
                                       ? fmt::format("rank {}", loc.rank)
@@ -470,9 +486,9 @@ class Otf2Writer {
     for (const auto& [host, ref] : hosts)
       check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, ref, host_names[h++], node_class, 0),
             "system tree node");
-    for (const auto& r : manifest_.ranks)
+    for (std::uint32_t r = 0; r < manifest_.nprocs; ++r)
       check(OTF2_GlobalDefWriter_WriteLocationGroup(
-                g, r.rank, rank_names[r.rank], OTF2_LOCATION_GROUP_TYPE_PROCESS, hosts.at(r.host),
+                g, r, rank_names[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, hosts.at(host_of(r)),
                 OTF2_UNDEFINED_LOCATION_GROUP),
             "location group");
     for (std::size_t i = 0; i < locations_.size(); ++i) {

@@ -43,8 +43,15 @@ class Progress {
 
 Manifest load_trace(const std::filesystem::path& trace) {
   const TraceDir dir(trace);
+  dir.require_files(0);  // the directory and its manifest
   Manifest m = load_manifest(dir.manifest_path());
-  dir.require_files(m.nprocs);
+  // Every rank the trace holds (all of them, or the replayed ones of a replay profile).
+  for (const auto& r : m.ranks)
+    for (const auto& p : {dir.events_path(r.rank), dir.payload_path(r.rank)}) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(p, ec))
+        throw Error(format_in(p.string(), fmt::format("missing stream of rank {}", r.rank)));
+    }
   return m;
 }
 
@@ -56,7 +63,8 @@ std::uint64_t walk_ranks(const std::filesystem::path& trace, const Manifest& man
   Progress bar(progress, total);
   std::uint64_t done = 0;
   Event ev;
-  for (std::uint32_t rank = 0; rank < manifest.nprocs; ++rank) {
+  for (const auto& info : manifest.ranks) {
+    const std::uint32_t rank = info.rank;
     RankEventReader reader(dir.events_path(rank));
     RankContext ctx(rank, manifest.nprocs);
     walk.begin_rank(rank);

@@ -29,7 +29,8 @@ struct RankWalk {
 std::uint64_t walk_ranks(const std::filesystem::path& trace, const Manifest& manifest,
                          bool progress, const RankWalk& walk, std::vector<std::string>& notes);
 
-// Loads TRACE/manifest.json and checks that every rank's streams are there (throws Error).
+// Loads TRACE/manifest.json and checks that the streams of every rank it lists are there
+// (throws Error). A replay profile lists only the replayed rank(s); walk_ranks walks those.
 Manifest load_trace(const std::filesystem::path& trace);
 
 // Makes `out` an empty directory: creates it, or accepts an existing empty one. Throws Error

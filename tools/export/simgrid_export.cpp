@@ -1,10 +1,11 @@
-#include "encore/error.hpp"
 #include "exporters.hpp"
+
+#include "encore/error.hpp"
 
 namespace encore::exporter {
 
 ExportStats export_simgrid(const std::filesystem::path&, const std::filesystem::path&,
-                        const ExportOptions&) {
+                           const ExportOptions&) {
   throw Error("export to simgrid is not implemented yet");
 }
 
