@@ -159,6 +159,22 @@ class ExportOtf2(unittest.TestCase):
         self.assertLess(len(enters), len(full))
         self.assertGreater(len(enters), 0)
 
+    def test_replay_profile(self):
+        # A replay profile holds rank 1 only; rank 0 still gets an (empty) location.
+        prof = self.root / "halo-prof1"
+        harness.run([harness.TOOL, "replay", "--rank", "1", "-o", str(prof), "--wtime",
+                     "recorded", str(self.traces["halo2d"]), "--", harness.example("halo2d"),
+                     "64", "20"], timeout=120)
+        out = self.root / "halo-prof1.otf2"
+        tool("export", "--to", "otf2", prof, out)
+        text, events = print_events(out / "traces.otf2")
+        self.assertNotIn("INVALID", text)
+        self.assertEqual(sorted(events), [1])
+        self.assertRegex(text, r"LOCATION\s+0\s+Name: \"rank 0\".*# Events: 0,")
+        calls = show_calls(prof)[(1, 0)]
+        enters = [e for e in events[1] if e[0] == "ENTER" and "compute" not in e[2]]
+        self.assertEqual(len(enters), len(calls))
+
     def test_refuses_a_non_empty_output(self):
         out = self.root / "busy"
         out.mkdir()

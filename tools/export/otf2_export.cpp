@@ -152,7 +152,6 @@ class Otf2Writer {
     };
     walk.end_rank = [this](std::uint32_t rank) { end_rank(rank); };
     stats_.events = walk_ranks(trace_, manifest_, options_.progress, walk, stats_.notes);
-    check(OTF2_Archive_CloseEvtFiles(archive_), "closing event files");
     // Every world rank has a location, even one this trace does not hold (a replay profile)
     // or that recorded nothing: communicator groups and message peers refer to them.
     std::set<OTF2_LocationRef> defined;
@@ -162,8 +161,14 @@ class Otf2Writer {
         Location loc;
         loc.id = otf2_location_id(r, 0);
         loc.rank = r;
+        // An empty event file: readers open one for every location.
+        loc.writer = OTF2_Archive_GetEvtWriter(archive_, loc.id);
+        if (!loc.writer) fail(fmt::format("event writer of rank {}", r), OTF2_ERROR_INVALID);
+        check(OTF2_Archive_CloseEvtWriter(archive_, loc.writer), "closing a writer");
+        loc.writer = nullptr;
         locations_.push_back(loc);
       }
+    check(OTF2_Archive_CloseEvtFiles(archive_), "closing event files");
     write_local_definitions();
     write_global_definitions();
     check(OTF2_Archive_Close(archive_), "closing the archive");
