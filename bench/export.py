@@ -3,7 +3,7 @@
 synthetic trace, and its peak memory at two trace sizes (streaming: memory must not grow with
 the trace).
 
-  bench/export.py [--build DIR] [--iterations N] [--rounds R] [--formats simgrid,chrome]
+  bench/export.py [--build DIR] [--iterations N] [--rounds R] [--formats simgrid,chrome,otf2,dumpi]
 
 The trace is hand-made by tests/programs/test_make_trace (2 ranks, per iteration and rank:
 irecv, isend, waitall, compute, an allreduce every 16 iterations). Formats are alternated
@@ -45,7 +45,7 @@ def main():
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--iterations", type=int, default=100000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--formats", default="simgrid,chrome")
+    ap.add_argument("--formats", default="simgrid,chrome,otf2,dumpi")
     args = ap.parse_args()
     build = pathlib.Path(args.build)
     tool, make = build / "tools/encore/encore", build / "tests/programs/test_make_trace"
