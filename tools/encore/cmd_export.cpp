@@ -9,8 +9,26 @@
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/stream_file.hpp"
 
 namespace encore::tool {
+namespace {
+
+// Whether every rank's events stream ends with its trailer and no damage (chunk headers and
+// checksums only): an export of a cut or damaged trace is written but exits 1, as stats does.
+bool trace_complete(const Trace& t) {
+  for (const RankInfo& r : t.manifest.ranks) {
+    StreamFileReader f(t.dir.events_path(r.rank));
+    ChunkHeader h;
+    ReadResult res = ReadResult::chunk;
+    while ((res = f.skip(h, true)) == ReadResult::chunk) {
+    }
+    if (res == ReadResult::damage || !f.saw_trailer()) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 Subcommand add_export(CLI::App& parent) {
   struct Args {
@@ -54,6 +72,11 @@ Subcommand add_export(CLI::App& parent) {
                         static_cast<unsigned long long>(stats.events),
                         static_cast<unsigned long long>(stats.records), args->out.c_str());
             for (const auto& note : stats.notes) std::printf("note: %s\n", note.c_str());
+            if (!trace_complete(open_trace(args->trace))) {
+              print_error(args->trace + ": the trace is cut or damaged; exported what it holds "
+                                        "(see 'encore check')");
+              return kExitTraceProblem;
+            }
             return kExitOk;
           }};
 }
