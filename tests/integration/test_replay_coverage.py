@@ -50,6 +50,16 @@ class ReplayCoverage(harness.TempDirTest):
         self.assertEqual(sorted(outs[0].stdout.splitlines() + outs[1].stdout.splitlines()),
                          sorted(lines))
 
+    def test_fortran_attributes(self):
+        # libmpichfort asks MPICH-internal helpers, which are never recorded.
+        program = f"{PROGRAMS}/test_fortran_attributes"
+        if not os.path.exists(program):
+            self.skipTest("no Fortran compiler")
+        real, outs = self.replay_every_rank("fortran_attributes")
+        self.assertIn("tag_ub flag=T value=", real.stdout)
+        self.assertEqual(sorted(outs[0].stdout.splitlines() + outs[1].stdout.splitlines()),
+                         sorted(real.stdout.splitlines()))
+
     def test_unknown_in_degree_says_so(self):
         # After MPI_Dist_graph_create a rank's in-degree depends on the other ranks' arguments;
         # a program that never asks MPI_Dist_graph_neighbors_count leaves it out of the trace.
