@@ -6,6 +6,8 @@
 #include <mpi.h>
 #pragma GCC visibility pop
 
+#include "replay_attributes.hpp"
+
 #define ENCORE_EXPORT __attribute__((visibility("default")))
 
 namespace {
@@ -28,9 +30,13 @@ MPI_F08_status* MPI_F08_STATUSES_IGNORE = &f08_statuses_ignore_marker;
 
 // libmpichfort's attribute calls go to these internal helpers, not to MPI_Comm_get_attr, so
 // the capture library never sees them and the trace has no event for them: the replay answers
-// locally, as for a key with no value set.
-ENCORE_EXPORT int MPII_Comm_get_attr(MPI_Comm, int, void*, int* flag, int) {
-  if (flag) *flag = 0;
+// locally, communicators as MPICH does (replay_attributes.hpp), other objects as for a key with
+// no value set.
+ENCORE_EXPORT int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag, int kind) {
+  const int found = value ? encore::replay::rattr::fortran_get(
+                                comm, keyval, value, static_cast<encore::replay::rattr::Kind>(kind))
+                          : 0;
+  if (flag) *flag = found;
   return MPI_SUCCESS;
 }
 ENCORE_EXPORT int MPII_Type_get_attr(MPI_Datatype, int, void*, int* flag, int) {
@@ -41,7 +47,10 @@ ENCORE_EXPORT int MPII_Win_get_attr(MPI_Win, int, void*, int* flag, int) {
   if (flag) *flag = 0;
   return MPI_SUCCESS;
 }
-ENCORE_EXPORT int MPII_Comm_set_attr(MPI_Comm, int, void*, int) { return MPI_SUCCESS; }
+ENCORE_EXPORT int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int) {
+  encore::replay::rattr::fortran_set(comm, keyval, value);
+  return MPI_SUCCESS;
+}
 ENCORE_EXPORT int MPII_Type_set_attr(MPI_Datatype, int, void*, int) { return MPI_SUCCESS; }
 ENCORE_EXPORT int MPII_Win_set_attr(MPI_Win, int, void*, int) { return MPI_SUCCESS; }
 ENCORE_EXPORT void MPII_Keyval_set_proxy(int, void*, void*) {}

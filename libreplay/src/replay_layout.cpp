@@ -1,15 +1,13 @@
 #include "replay_layout.hpp"
 
+#include "replay_topology.hpp"
 #include "step.hpp"
 
 namespace encore::replay::rlayout {
 namespace {
 
 int peers(Step& s, MPI_Comm comm, bool neighbor) {
-  if (neighbor) {
-    s.replayer().fail("neighborhood collectives are not replayed yet (their topology is not "
-                      "tracked by the replay)");
-  }
+  if (neighbor) return rtopo::in_degree(s, comm);
   const CommState& c = s.comm(comm);
   return c.inter ? c.remote_size : c.size;
 }
@@ -40,7 +38,8 @@ RecvBlocks bcast(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int roo
   return {{buf, count, type}};
 }
 
-RecvBlocks at_root(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+RecvBlocks at_root(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root,
+                   MPI_Comm comm) {
   if (!is_root(s, root, comm)) return {};
   return {{buf, count, type}};
 }
@@ -51,8 +50,8 @@ RecvBlocks gather(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int ro
 }
 
 template <class C, class D>
-RecvBlocks gatherv(Step& s, void* buf, const C* counts, const D* displs, MPI_Datatype type, int root,
-                   MPI_Comm comm) {
+RecvBlocks gatherv(Step& s, void* buf, const C* counts, const D* displs, MPI_Datatype type,
+                   int root, MPI_Comm comm) {
   if (!is_root(s, root, comm)) return {};
   return blocks_v(s, buf, counts, displs, type, comm, false);
 }

@@ -34,6 +34,8 @@ struct ReplayOptions {
   static ReplayOptions from_environment();
 };
 
+enum class Topology : std::uint8_t { none, cart, graph, dist_graph };
+
 struct CommState {
   std::uint32_t id = 0;
   int size = 0;
@@ -41,6 +43,12 @@ struct CommState {
   bool inter = false;
   int remote_size = 0;
   std::vector<std::int64_t> members;  // world ranks
+  // Process topology, from the recorded constructor calls (replay_topology.hpp): what the
+  // neighbourhood collectives' receive layouts need. -1: no topology or degree not known.
+  Topology topology = Topology::none;
+  int indegree = -1;
+  int outdegree = -1;
+  int cart_ndims = -1;
 };
 
 enum class RequestKind : std::uint8_t { send, recv, collective, other };

@@ -151,25 +151,24 @@ void Step::engine_failed(const std::exception& e) {
   rep_->fail(fmt::format("event {} ({}): {}", rep_->index(), function_table()[id_].name, e.what()));
 }
 
-void Step::local_pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf,
-                      int* position) {
+void Step::local_pack(const void* inbuf, MPI_Count incount, MPI_Datatype type, void* outbuf,
+                      MPI_Count position) {
   try {
-    // *position already holds the recorded position after the call.
     auto& engine = rep_->types().engine();
     const MPI_Count bytes = engine.pack_size(incount, type);
-    auto* out = static_cast<std::byte*>(outbuf) + (*position - bytes);
+    auto* out = static_cast<std::byte*>(outbuf) + (position - bytes);
     engine.pack(inbuf, incount, type, out);
   } catch (const std::exception& e) {
     engine_failed(e);
   }
 }
 
-void Step::local_unpack(const void* inbuf, int* position, void* outbuf, int outcount,
+void Step::local_unpack(const void* inbuf, MPI_Count position, void* outbuf, MPI_Count outcount,
                         MPI_Datatype type) {
   try {
     auto& engine = rep_->types().engine();
     const MPI_Count bytes = engine.pack_size(outcount, type);
-    const auto* in = static_cast<const std::byte*>(inbuf) + (*position - bytes);
+    const auto* in = static_cast<const std::byte*>(inbuf) + (position - bytes);
     engine.unpack(in, outcount, type, outbuf);
   } catch (const std::exception& e) {
     engine_failed(e);

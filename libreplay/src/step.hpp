@@ -108,8 +108,10 @@ class Step {
     rep_->unbind_datatype(placeholder);
     rep_->bind_datatype(pending_type_id_, *out);
   }
-  void local_pack(const void* inbuf, int incount, MPI_Datatype type, void* outbuf, int* position);
-  void local_unpack(const void* inbuf, int* position, void* outbuf, int outcount,
+  // `position` is the recorded position after the call (int or MPI_Count in the _c forms).
+  void local_pack(const void* inbuf, MPI_Count incount, MPI_Datatype type, void* outbuf,
+                  MPI_Count position);
+  void local_unpack(const void* inbuf, MPI_Count position, void* outbuf, MPI_Count outcount,
                     MPI_Datatype type);
   double ret_double() const;
   std::int64_t ret_value() const;
