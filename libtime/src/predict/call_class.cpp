@@ -18,16 +18,23 @@ bool collective_kind(std::string_view n, CollKind& kind) {
     std::string_view name;
     CollKind kind;
   };
-  static constexpr Entry kTable[] = {
-      {"Barrier", CollKind::barrier},     {"Bcast", CollKind::bcast},
-      {"Reduce", CollKind::reduce},       {"Allreduce", CollKind::allreduce},
-      {"Allgather", CollKind::allgather}, {"Allgatherv", CollKind::allgather},
-      {"Gather", CollKind::gather},       {"Gatherv", CollKind::gather},
-      {"Scatter", CollKind::scatter},     {"Scatterv", CollKind::scatter},
-      {"Alltoall", CollKind::alltoall},   {"Alltoallv", CollKind::alltoall},
-      {"Alltoallw", CollKind::alltoall},  {"Reduce_scatter", CollKind::reduce_scatter},
-      {"Reduce_scatter_block", CollKind::reduce_scatter},
-      {"Scan", CollKind::scan},           {"Exscan", CollKind::scan}};
+  static constexpr Entry kTable[] = {{"Barrier", CollKind::barrier},
+                                     {"Bcast", CollKind::bcast},
+                                     {"Reduce", CollKind::reduce},
+                                     {"Allreduce", CollKind::allreduce},
+                                     {"Allgather", CollKind::allgather},
+                                     {"Allgatherv", CollKind::allgather},
+                                     {"Gather", CollKind::gather},
+                                     {"Gatherv", CollKind::gather},
+                                     {"Scatter", CollKind::scatter},
+                                     {"Scatterv", CollKind::scatter},
+                                     {"Alltoall", CollKind::alltoall},
+                                     {"Alltoallv", CollKind::alltoall},
+                                     {"Alltoallw", CollKind::alltoall},
+                                     {"Reduce_scatter", CollKind::reduce_scatter},
+                                     {"Reduce_scatter_block", CollKind::reduce_scatter},
+                                     {"Scan", CollKind::scan},
+                                     {"Exscan", CollKind::scan}};
   for (const auto& e : kTable)
     if (e.name == n) {
       kind = e.kind;
@@ -41,21 +48,32 @@ CallClass make(const FunctionInfo& f) {
   if (n.starts_with("MPI_")) n.remove_prefix(4);
   if (n.ends_with("_c")) n.remove_suffix(2);
   CallClass c;
-  if (one_of(n, {"Send", "Bsend", "Rsend"})) c.op = Op::send;
-  else if (n == "Ssend") c = {Op::send, true, {}};
-  else if (one_of(n, {"Isend", "Ibsend", "Irsend"})) c.op = Op::isend;
-  else if (n == "Issend") c = {Op::isend, true, {}};
-  else if (n == "Recv") c.op = Op::recv;
-  else if (n == "Irecv") c.op = Op::irecv;
-  else if (one_of(n, {"Sendrecv", "Sendrecv_replace"})) c.op = Op::sendrecv;
-  else if (one_of(n, {"Wait", "Waitall", "Waitany", "Waitsome"})) c.op = Op::wait;
-  else if (one_of(n, {"Test", "Testall", "Testany", "Testsome"})) c.op = Op::test;
-  else if (collective_kind(n, c.coll)) c.op = Op::coll;
-  else if (n.starts_with("I") && collective_kind(n.substr(1), c.coll)) c.op = Op::icoll;
+  if (one_of(n, {"Send", "Bsend", "Rsend"}))
+    c.op = Op::send;
+  else if (n == "Ssend")
+    c = {Op::send, true, {}};
+  else if (one_of(n, {"Isend", "Ibsend", "Irsend"}))
+    c.op = Op::isend;
+  else if (n == "Issend")
+    c = {Op::isend, true, {}};
+  else if (n == "Recv")
+    c.op = Op::recv;
+  else if (n == "Irecv")
+    c.op = Op::irecv;
+  else if (one_of(n, {"Sendrecv", "Sendrecv_replace"}))
+    c.op = Op::sendrecv;
+  else if (one_of(n, {"Wait", "Waitall", "Waitany", "Waitsome"}))
+    c.op = Op::wait;
+  else if (one_of(n, {"Test", "Testall", "Testany", "Testsome"}))
+    c.op = Op::test;
+  else if (collective_kind(n, c.coll))
+    c.op = Op::coll;
+  else if (n.starts_with("I") && collective_kind(n.substr(1), c.coll))
+    c.op = Op::icoll;
   else if (f.category == Category::communicator &&
-           !one_of(n, {"Comm_create_group", "Intercomm_create", "Intercomm_merge",
-                       "Comm_idup", "Comm_idup_with_info", "Comm_spawn", "Comm_spawn_multiple",
-                       "Comm_accept", "Comm_connect", "Comm_join"})) {
+           !one_of(n, {"Comm_create_group", "Intercomm_create", "Intercomm_merge", "Comm_idup",
+                       "Comm_idup_with_info", "Comm_spawn", "Comm_spawn_multiple", "Comm_accept",
+                       "Comm_connect", "Comm_join"})) {
     bool out = false, in = false;
     for (const auto& p : f.params) {
       out = out || p.role == Role::comm_out;

@@ -10,14 +10,14 @@
 namespace encore::predict {
 
 enum class Op : std::uint8_t {
-  local,        // keeps its recorded duration
-  send,         // blocking send (sync: Ssend)
+  local,  // keeps its recorded duration
+  send,   // blocking send (sync: Ssend)
   isend,
   recv,
   irecv,
   sendrecv,
-  wait,         // Wait, Waitall, Waitany, Waitsome
-  test,         // Test* (completes requests only when its flag says so)
+  wait,  // Wait, Waitall, Waitany, Waitsome
+  test,  // Test* (completes requests only when its flag says so)
   coll,
   icoll,
   comm_create,  // a blocking call over a communicator that creates another

@@ -80,32 +80,50 @@ void ring(Times& t, std::size_t steps, std::uint64_t n, const Net& net) {
 
 std::string_view to_string(CollKind kind) noexcept {
   switch (kind) {
-    case CollKind::barrier: return "barrier";
-    case CollKind::bcast: return "bcast";
-    case CollKind::reduce: return "reduce";
-    case CollKind::allreduce: return "allreduce";
-    case CollKind::allgather: return "allgather";
-    case CollKind::gather: return "gather";
-    case CollKind::scatter: return "scatter";
-    case CollKind::alltoall: return "alltoall";
-    case CollKind::reduce_scatter: return "reduce_scatter";
-    case CollKind::scan: return "scan";
+    case CollKind::barrier:
+      return "barrier";
+    case CollKind::bcast:
+      return "bcast";
+    case CollKind::reduce:
+      return "reduce";
+    case CollKind::allreduce:
+      return "allreduce";
+    case CollKind::allgather:
+      return "allgather";
+    case CollKind::gather:
+      return "gather";
+    case CollKind::scatter:
+      return "scatter";
+    case CollKind::alltoall:
+      return "alltoall";
+    case CollKind::reduce_scatter:
+      return "reduce_scatter";
+    case CollKind::scan:
+      return "scan";
   }
   return "?";
 }
 
 std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t p) {
   switch (kind) {
-    case CollKind::barrier: return "dissemination";
-    case CollKind::bcast: return bytes < kBcastShort || p < 8 ? "binomial tree" : "scatter + ring allgather";
+    case CollKind::barrier:
+      return "dissemination";
+    case CollKind::bcast:
+      return bytes < kBcastShort || p < 8 ? "binomial tree" : "scatter + ring allgather";
     case CollKind::reduce:
     case CollKind::gather:
-    case CollKind::scatter: return "binomial tree";
-    case CollKind::allreduce: return bytes <= kAllreduceShort ? "recursive doubling" : "ring";
-    case CollKind::allgather: return bytes * p < kAllgatherShort ? "recursive doubling" : "ring";
-    case CollKind::alltoall: return "pairwise exchange";
-    case CollKind::reduce_scatter: return "ring";
-    case CollKind::scan: return "recursive doubling";
+    case CollKind::scatter:
+      return "binomial tree";
+    case CollKind::allreduce:
+      return bytes <= kAllreduceShort ? "recursive doubling" : "ring";
+    case CollKind::allgather:
+      return bytes * p < kAllgatherShort ? "recursive doubling" : "ring";
+    case CollKind::alltoall:
+      return "pairwise exchange";
+    case CollKind::reduce_scatter:
+      return "ring";
+    case CollKind::scan:
+      return "recursive doubling";
   }
   return "?";
 }
@@ -125,7 +143,9 @@ std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const st
     return bytes * std::min<std::uint64_t>(mask, p - v);
   };
   switch (kind) {
-    case CollKind::barrier: doubling(t, 0, net, false); break;
+    case CollKind::barrier:
+      doubling(t, 0, net, false);
+      break;
     case CollKind::bcast:
       if (bytes < kBcastShort || p < 8) {
         tree_down(t, root, net, whole);
@@ -136,22 +156,36 @@ std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const st
         ring(t, p - 1, chunk, net);
       }
       break;
-    case CollKind::reduce: tree_up(t, root, net, whole); break;
-    case CollKind::gather: tree_up(t, root, net, subtree); break;
-    case CollKind::scatter: tree_down(t, root, net, subtree); break;
+    case CollKind::reduce:
+      tree_up(t, root, net, whole);
+      break;
+    case CollKind::gather:
+      tree_up(t, root, net, subtree);
+      break;
+    case CollKind::scatter:
+      tree_down(t, root, net, subtree);
+      break;
     case CollKind::allreduce:
-      if (bytes <= kAllreduceShort) doubling(t, bytes, net, false);
-      else ring(t, 2 * (p - 1), chunk, net);
+      if (bytes <= kAllreduceShort)
+        doubling(t, bytes, net, false);
+      else
+        ring(t, 2 * (p - 1), chunk, net);
       break;
     case CollKind::allgather:
-      if (bytes * p < kAllgatherShort) doubling(t, bytes, net, true);
-      else ring(t, p - 1, bytes, net);
+      if (bytes * p < kAllgatherShort)
+        doubling(t, bytes, net, true);
+      else
+        ring(t, p - 1, bytes, net);
       break;
     case CollKind::alltoall:
       for (std::size_t d = 1; d < p; ++d) shift_round(t, d, bytes, net);
       break;
-    case CollKind::reduce_scatter: ring(t, p - 1, chunk, net); break;
-    case CollKind::scan: doubling(t, bytes, net, false); break;
+    case CollKind::reduce_scatter:
+      ring(t, p - 1, chunk, net);
+      break;
+    case CollKind::scan:
+      doubling(t, bytes, net, false);
+      break;
   }
   return t;
 }

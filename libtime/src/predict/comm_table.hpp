@@ -16,9 +16,9 @@
 namespace encore::predict {
 
 struct CommInfo {
-  std::uint32_t key = 0;  // the same on every member
+  std::uint32_t key = 0;                                     // the same on every member
   std::shared_ptr<const std::vector<std::int64_t>> members;  // world ranks by comm rank
-  std::size_t index = 0;  // this rank's rank in it
+  std::size_t index = 0;                                     // this rank's rank in it
   // World rank of communicator rank `peer`, or nullopt (MPI_PROC_NULL, out of range).
   std::optional<std::uint32_t> world(std::int64_t peer) const;
 };

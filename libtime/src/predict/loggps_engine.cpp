@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "call_class.hpp"
+#include "comm_table.hpp"
 #include <fmt/format.h>
 #include <mpi.h>
 
-#include "call_class.hpp"
-#include "comm_table.hpp"
 #include "encore/error.hpp"
 
 namespace encore::predict {
@@ -23,7 +23,7 @@ using Time = std::int64_t;
 constexpr std::uint64_t kInternal = 1ull << 63;
 
 std::uint64_t request_key(std::uint16_t thread, std::uint64_t index) {
-  return (static_cast<std::uint64_t>(thread) << 48) | index;
+  return (static_cast<std::uint64_t>(thread) << 48) | (index + 1);  // never 0: "no request"
 }
 
 struct Request {
@@ -118,8 +118,10 @@ class Engine {
       blocked += fmt::format("rank {} at {} #{}", r, s.ev.info().name, s.ev.index);
     }
     if (!blocked.empty())
-      throw Error("loggps model: ranks wait on each other forever (a pattern the model does "
-                  "not cover; try --model logged): " + blocked);
+      throw Error(
+          "loggps model: ranks wait on each other forever (a pattern the model does "
+          "not cover; try --model logged): " +
+          blocked);
     return stats_;
   }
 
@@ -164,8 +166,8 @@ class Engine {
   }
 
   void note_in_flight() {
-    stats_.max_in_flight = std::max<std::uint64_t>(
-        stats_.max_in_flight, in_flight_messages_ + collectives_.size());
+    stats_.max_in_flight =
+        std::max<std::uint64_t>(stats_.max_in_flight, in_flight_messages_ + collectives_.size());
   }
 
   void match(const SendPost& s, const RecvPost& r) {
@@ -220,8 +222,8 @@ class Engine {
 
   // Starts a send of the current call; returns the request to wait for (0 if none).
   std::uint64_t start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
-                           std::int64_t tag, std::uint64_t bytes, bool sync_call,
-                           std::uint64_t req, Time at) {
+                           std::int64_t tag, std::uint64_t bytes, bool sync_call, std::uint64_t req,
+                           Time at) {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
     if (!dst) {  // MPI_PROC_NULL
@@ -307,14 +309,20 @@ class Engine {
   static std::uint64_t coll_bytes(CollKind kind, const Event& ev, std::size_t p) {
     const std::uint64_t sent = bytes_sent(ev), got = ev.payload_bytes();
     switch (kind) {
-      case CollKind::bcast: return std::max(sent, got);
-      case CollKind::scatter: return std::max(got, sent / std::max<std::size_t>(p, 1));
-      case CollKind::alltoall: return sent / std::max<std::size_t>(p, 1);
-      default: return sent;
+      case CollKind::bcast:
+        return std::max(sent, got);
+      case CollKind::scatter:
+        return std::max(got, sent / std::max<std::size_t>(p, 1));
+      case CollKind::alltoall:
+        return sent / std::max<std::size_t>(p, 1);
+      default:
+        return sent;
     }
   }
 
-  void post_local(RankState& s) { s.base_end = s.start + static_cast<Time>(s.ev.end_ns - s.ev.start_ns); }
+  void post_local(RankState& s) {
+    s.base_end = s.start + static_cast<Time>(s.ev.end_ns - s.ev.start_ns);
+  }
 
   // Sets up the current call: its base end, own cost and the requests it waits for.
   void post(std::uint32_t rank) {
@@ -336,13 +344,14 @@ class Engine {
     }
     const std::uint64_t own = request_key(ev.thread, ev.index);
     switch (cls.op) {
-      case Op::local: post_local(s); break;
+      case Op::local:
+        post_local(s);
+        break;
       case Op::send: {
         const std::uint64_t n = bytes_sent(ev);
         const std::uint64_t req = internal(s);
-        const std::uint64_t w =
-            start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), n, cls.sync,
-                       req, s.start);
+        const std::uint64_t w = start_send(rank, *c, scalar_of(ev, Role::peer),
+                                           scalar_of(ev, Role::tag), n, cls.sync, req, s.start);
         s.keys.push_back(req);
         (void)w;
         s.cost = cls.sync || p_.rendezvous(n) ? 2 * o + 2 * p_.latency_ns() + p_.transfer_ns(n)
@@ -387,7 +396,9 @@ class Engine {
         break;
       }
       case Op::wait:
-      case Op::test: post_completion(rank, cls); break;
+      case Op::test:
+        post_completion(rank, cls);
+        break;
       case Op::coll:
       case Op::comm_create: {
         const std::uint64_t req = internal(s);
@@ -421,7 +432,8 @@ class Engine {
     const bool some = name.find("some") != std::string_view::npos;
     if (cls.op == Op::test) {
       // Test(flag), Testall(flag), Testany(index, flag), Testsome(outcount, indices)
-      const std::int64_t flag = some ? scalar_of(ev, Role::int_out, 0) : scalar_of(ev, Role::int_out, any ? 1 : 0);
+      const std::int64_t flag =
+          some ? scalar_of(ev, Role::int_out, 0) : scalar_of(ev, Role::int_out, any ? 1 : 0);
       if (flag == 0 || (any && scalar_of(ev, Role::int_out, 0) == MPI_UNDEFINED)) {
         post_local(s);
         return;
@@ -525,12 +537,16 @@ std::int64_t solo_cost(const Event& ev, const LogGPSParams& p) {
   const CallClass& cls = classify(ev.function);
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
   switch (cls.op) {
-    case Op::local: return d;
+    case Op::local:
+      return d;
     case Op::wait:
-    case Op::test: return 0;
+    case Op::test:
+      return 0;
     case Op::recv:
-    case Op::irecv: return p.overhead_ns();
-    default: return p.overhead_ns() + p.transfer_ns(bytes_sent(ev) + ev.payload_bytes());
+    case Op::irecv:
+      return p.overhead_ns();
+    default:
+      return p.overhead_ns() + p.transfer_ns(bytes_sent(ev) + ev.payload_bytes());
   }
 }
 

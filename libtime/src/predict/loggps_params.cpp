@@ -37,7 +37,7 @@ LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source
   real("G", p.G);
   if (j.contains("S")) {
     const auto& v = j.at("S");
-    if (!v.is_number_unsigned())
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
       throw Error(fmt::format("{}: S: expected a non-negative integer (bytes)", source));
     p.S = v.get<std::uint64_t>();
   }

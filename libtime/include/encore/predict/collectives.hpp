@@ -28,9 +28,9 @@ enum class CollKind : std::uint8_t {
 std::string_view to_string(CollKind kind) noexcept;
 
 // Size crossovers (bytes), MPICH 4.0's defaults for the algorithms we model.
-inline constexpr std::uint64_t kBcastShort = 12288;       // binomial below, scatter+ring above
-inline constexpr std::uint64_t kAllreduceShort = 2048;    // recursive doubling below, ring above
-inline constexpr std::uint64_t kAllgatherShort = 81920;   // total bytes: doubling below, ring above
+inline constexpr std::uint64_t kBcastShort = 12288;      // binomial below, scatter+ring above
+inline constexpr std::uint64_t kAllreduceShort = 2048;   // recursive doubling below, ring above
+inline constexpr std::uint64_t kAllgatherShort = 81920;  // total bytes: doubling below, ring above
 
 // Which algorithm a collective of `bytes` (per-rank block, see engine) on p ranks uses.
 std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t p);

@@ -3,8 +3,8 @@
 // its receive, a wait its requests, a collective its members), then blocks; the rank that
 // supplies the missing piece wakes it. Point-to-point timing (n bytes, s = send start,
 // v = receive start):
-//   eager (n <= S):   sender done at s + o + (n-1)G; receiver done at max(v, s + o + (n-1)G + L) + o
-//   rendezvous (n > S, and every Ssend): the PerWiz rule t_wait = max(v - s - (o+L), 0);
+//   eager (n <= S):   sender done at s + o + (n-1)G; receiver done at max(v, s + o + (n-1)G + L) +
+//   o rendezvous (n > S, and every Ssend): the PerWiz rule t_wait = max(v - s - (o+L), 0);
 //                     the handshake completes at h = s + o + L + t_wait, the sender is done at
 //                     h + L + o + (n-1)G and the receiver L + o after that
 // Consecutive injections from one rank are at least g apart. Nonblocking calls cost o and

@@ -12,11 +12,11 @@
 namespace encore::predict {
 
 struct LogGPSParams {
-  double L = 150;        // ns
-  double o = 150;        // ns
-  double g = 0;          // ns
-  double G = 0.1;        // ns per byte
-  std::uint64_t S = 65536;  // bytes: messages larger than S use rendezvous
+  double L = 150;                   // ns
+  double o = 150;                   // ns
+  double g = 0;                     // ns
+  double G = 0.1;                   // ns per byte
+  std::uint64_t S = 65536;          // bytes: messages larger than S use rendezvous
   std::string source = "defaults";  // "defaults", "fit from TRACE", or the file read
 
   // Time to push `bytes` into the network after the overhead: (bytes - 1) * G, 0 for empty.
