@@ -26,9 +26,9 @@ void encode_event_body(const Event& e, std::vector<std::byte>& out);
 
 struct RankWriterOptions {
   ByteOrder payload_order = host_byte_order();
-  int level = 3;                            // zstd level; 0 stores chunks raw
-  std::size_t chunk_events = 4096;          // events per chunk (at most)
-  std::size_t chunk_bytes = 1u << 20;       // raw bytes per chunk (about)
+  int level = 3;                       // zstd level; 0 stores chunks raw
+  std::size_t chunk_events = 4096;     // events per chunk (at most)
+  std::size_t chunk_bytes = 1u << 20;  // raw bytes per chunk (about)
 };
 
 class RankTraceWriter {
@@ -55,14 +55,14 @@ class RankTraceWriter {
 
  private:
   struct ThreadState {
-    std::uint64_t events = 0;          // written so far (also the next event's index)
-    std::uint64_t payload = 0;         // bytes written so far
-    std::uint64_t overhead_ns = 0;     // sum of overhead_ns
-    std::uint64_t end_ns = 0;          // corrected end of the last event
-    std::uint64_t chunk_first = 0;     // index of the first event in the open chunk
-    std::uint64_t chunk_base = 0;      // end_ns before the open chunk
-    std::uint64_t chunk_payload = 0;   // payload offset before the open chunk
-    std::uint64_t payload_first = 0;   // payload offset of the open payload chunk
+    std::uint64_t events = 0;         // written so far (also the next event's index)
+    std::uint64_t payload = 0;        // bytes written so far
+    std::uint64_t overhead_ns = 0;    // sum of overhead_ns
+    std::uint64_t end_ns = 0;         // corrected end of the last event
+    std::uint64_t chunk_first = 0;    // index of the first event in the open chunk
+    std::uint64_t chunk_base = 0;     // end_ns before the open chunk
+    std::uint64_t chunk_payload = 0;  // payload offset before the open chunk
+    std::uint64_t payload_first = 0;  // payload offset of the open payload chunk
     std::uint64_t event_seq = 0;
     std::uint64_t payload_seq = 0;
     std::vector<std::byte> gap, duration, overhead, body, payload_buf;

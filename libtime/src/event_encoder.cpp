@@ -1,0 +1,212 @@
+// Table-driven encoding of one event body: the exact inverse of event_decoder.cpp, for the
+// writers that start from decoded Events (replay profile, predictor, test traces).
+#include <string>
+
+#include "encore/error.hpp"
+#include "encore/event_format.hpp"
+#include "encore/rank_trace_writer.hpp"
+#include "encore/varint.hpp"
+
+namespace encore {
+namespace {
+
+using event_format::Extra;
+
+void put_members(ByteWriter& w, const std::vector<std::int64_t>& members) {
+  w.put_uvarint(members.size());
+  std::int64_t prev = -1;
+  for (const std::int64_t m : members) {
+    w.put_svarint(m - prev);
+    prev = m;
+  }
+}
+
+void put_status(ByteWriter& w, const StatusRecord& s) {
+  w.put_uvarint(s.bits);
+  w.put_svarint(s.source);
+  w.put_svarint(s.tag);
+  w.put_uvarint(s.bytes);
+  w.put_svarint(s.error);
+}
+
+void put_request(ByteWriter& w, const RequestRef& r, const Event& ev) {
+  if (r.null) {
+    w.put_uvarint(0);
+  } else if (r.thread == ev.thread && r.event < ev.index) {  // distance 0 would read as null
+    w.put_uvarint((ev.index - r.event) << 1);
+  } else {
+    w.put_uvarint(1);
+    w.put_uvarint(r.thread);
+    w.put_uvarint(r.event);
+  }
+}
+
+template <class T>
+const T& single(const std::vector<T>& v, const char* what, const FunctionInfo& f) {
+  if (v.size() != 1)
+    throw Error(std::string(f.name) + ": expected exactly one " + what + " argument value");
+  return v.front();
+}
+
+void put_arg(ByteWriter& w, Role role, const ArgValue& a, const Event& ev, const FunctionInfo& f) {
+  switch (role) {
+    case Role::opaque:
+    case Role::request_out:
+      break;
+    case Role::buf_in:
+    case Role::buf_out:
+    case Role::buf_inout:
+    case Role::comm:
+    case Role::comm_free:
+    case Role::group:
+    case Role::group_free:
+    case Role::datatype:
+    case Role::datatype_out:
+    case Role::datatype_inout:
+    case Role::datatype_free:
+    case Role::op:
+    case Role::op_out:
+    case Role::op_free:
+    case Role::handle:
+    case Role::handle_out:
+    case Role::handle_free:
+      w.put_uvarint(static_cast<std::uint64_t>(a.scalar));
+      break;
+    case Role::count:
+    case Role::peer:
+    case Role::root:
+    case Role::tag:
+    case Role::value:
+    case Role::aint:
+    case Role::int_out:
+    case Role::aint_out:
+    case Role::ret_aint:
+      w.put_svarint(a.scalar);
+      break;
+    case Role::int_array:
+    case Role::int_array_out:
+    case Role::aint_array:
+    case Role::aint_array_out:
+      w.put_uvarint(a.list.size());
+      for (const auto v : a.list) w.put_svarint(v);
+      break;
+    case Role::datatype_array:
+      w.put_uvarint(a.list.size());
+      for (const auto v : a.list) w.put_uvarint(static_cast<std::uint64_t>(v));
+      break;
+    case Role::comm_out:
+      w.put_uvarint(static_cast<std::uint64_t>(a.scalar));
+      if (a.scalar != event_format::kNullId) {
+        w.put_uvarint(a.flags);
+        put_members(w, a.list);
+        if (a.flags & 1) put_members(w, a.remote);
+      }
+      break;
+    case Role::group_out:
+      w.put_uvarint(static_cast<std::uint64_t>(a.scalar));
+      if (a.scalar != event_format::kNullId) put_members(w, a.list);
+      break;
+    case Role::request:
+    case Role::request_inout:
+      put_request(w, single(a.requests, "request", f), ev);
+      break;
+    case Role::request_array:
+      w.put_uvarint(a.requests.size());
+      for (const auto& r : a.requests) put_request(w, r, ev);
+      break;
+    case Role::status_in:
+    case Role::status_out:
+      put_status(w, single(a.statuses, "status", f));
+      break;
+    case Role::status_array:
+      w.put_uvarint(a.statuses.size());
+      for (const auto& s : a.statuses) put_status(w, s);
+      break;
+    case Role::string_in:
+    case Role::string_out:
+      w.put_uvarint(a.text.size());
+      w.put_bytes({reinterpret_cast<const std::byte*>(a.text.data()), a.text.size()});
+      break;
+    case Role::ret_double:
+      w.put_f64(a.real);
+      break;
+  }
+}
+
+bool has_extras(const Event& e) {
+  return !e.payloads.empty() || !e.send_hashes.empty() || !e.signatures.empty() ||
+         e.callsite.has_value() || !e.counters.empty() || e.stall_ns != 0;
+}
+
+void put_extras(ByteWriter& w, const Event& e) {
+  auto tag = [&w](Extra t) { w.put_uvarint(static_cast<std::uint8_t>(t)); };
+  // Signatures first: each must precede the first payload that uses its datatype.
+  for (const auto& s : e.signatures) {
+    tag(Extra::datatype_signature);
+    w.put_uvarint(s.datatype);
+    w.put_uvarint(s.size);
+    w.put_uvarint(s.runs.size());
+    for (const auto& [size, repeat] : s.runs) {
+      w.put_uvarint(size);
+      w.put_uvarint(repeat);
+    }
+  }
+  for (const auto& p : e.payloads) {
+    tag(Extra::payload);
+    w.put_uvarint(p.slot);
+    w.put_uvarint(p.datatype);
+    w.put_uvarint(p.count);
+    w.put_uvarint(p.bytes);
+  }
+  for (const auto& h : e.send_hashes) {
+    tag(Extra::send_hash);
+    w.put_u64(h.hash);
+    w.put_uvarint(h.bytes);
+  }
+  if (e.callsite) {
+    tag(Extra::callsite);
+    w.put_uvarint(*e.callsite);
+  }
+  if (!e.counters.empty()) {
+    tag(Extra::counters);
+    w.put_uvarint(e.counters.size());
+    for (const auto c : e.counters) w.put_uvarint(c);
+  }
+  if (e.stall_ns != 0) {
+    tag(Extra::stall);
+    w.put_uvarint(e.stall_ns);
+  }
+  tag(Extra::end);
+}
+
+}  // namespace
+
+void encode_event_body(const Event& e, std::vector<std::byte>& out) {
+  const auto table = function_table();
+  if (e.function >= table.size() || e.function > event_format::kMaxFunctionId)
+    throw Error("cannot encode an event of unknown function id " + std::to_string(e.function));
+  const FunctionInfo& f = table[e.function];
+  if (f.modelled && e.args.size() < f.params.size())
+    throw Error(std::string(f.name) + ": event has " + std::to_string(e.args.size()) +
+                " argument values for " + std::to_string(f.params.size()) + " parameters");
+  ByteWriter w(out);
+  const bool extras = has_extras(e);
+  const std::uint64_t head = (std::uint64_t{e.function} << event_format::kHeadFlagBits) |
+                             (e.rc != 0 ? event_format::kHasError : 0) |
+                             (extras ? event_format::kHasExtras : 0);
+  // The head is always two bytes (libdump writes it after the arguments, in place).
+  w.put_u8(static_cast<std::uint8_t>((head & 0x7f) | 0x80));
+  w.put_u8(static_cast<std::uint8_t>(head >> 7));
+  if (e.rc != 0) w.put_svarint(e.rc);
+  if (f.modelled) {
+    for (std::size_t i = 0; i < f.params.size(); ++i)
+      if (!is_output(f.params[i].role)) put_arg(w, f.params[i].role, e.args[i], e, f);
+    if (e.rc == 0) {
+      for (std::size_t i = 0; i < f.params.size(); ++i)
+        if (is_output(f.params[i].role)) put_arg(w, f.params[i].role, e.args[i], e, f);
+    }
+  }
+  if (extras) put_extras(w, e);
+}
+
+}  // namespace encore

@@ -1,0 +1,138 @@
+// One rank's stream files from decoded Events, chunked per thread as libdump writes them.
+#include "encore/rank_trace_writer.hpp"
+
+#include <string>
+
+#include "encore/error.hpp"
+#include "encore/event_format.hpp"
+#include "encore/varint.hpp"
+
+namespace encore {
+namespace {
+
+FileHeader file_header(StreamKind kind, std::uint32_t rank, ByteOrder order) {
+  FileHeader h;
+  h.kind = kind;
+  h.rank = rank;
+  h.byte_order = order;
+  return h;
+}
+
+}  // namespace
+
+RankTraceWriter::RankTraceWriter(const std::filesystem::path& events_file,
+                                 const std::filesystem::path& payload_file, std::uint32_t rank,
+                                 RankWriterOptions options)
+    : events_file_(events_file, file_header(StreamKind::events, rank, host_byte_order())),
+      payload_file_(payload_file, file_header(StreamKind::payload, rank, options.payload_order)),
+      options_(options) {}
+
+RankTraceWriter::~RankTraceWriter() = default;
+
+void RankTraceWriter::write(const Event& e, std::span<const std::byte> payload) {
+  if (closed_) throw Error(events_file_.path() + ": write after close");
+  if (payload.size() != e.payload_bytes())
+    throw Error(events_file_.path() + ": event " + std::to_string(events_) + " refers to " +
+                std::to_string(e.payload_bytes()) + " payload bytes but " +
+                std::to_string(payload.size()) + " were given");
+  ThreadState& t = threads_[e.thread];
+  if (e.start_ns < t.end_ns || e.end_ns < e.start_ns)
+    throw Error(events_file_.path() + ": thread " + std::to_string(e.thread) + " event " +
+                std::to_string(t.events) + ": times go backwards");
+  ByteWriter(t.gap).put_uvarint(e.start_ns - t.end_ns);
+  ByteWriter(t.duration).put_uvarint(e.end_ns - e.start_ns);
+  ByteWriter(t.overhead).put_uvarint(e.overhead_ns);
+  encode_event_body(e, t.body);
+  t.end_ns = e.end_ns;
+  t.overhead_ns += e.overhead_ns;
+  ++t.events;
+  ++events_;
+  if (!payload.empty()) {
+    t.payload_buf.insert(t.payload_buf.end(), payload.begin(), payload.end());
+    t.payload += payload.size();
+    payload_bytes_ += payload.size();
+    if (t.payload_buf.size() >= options_.chunk_bytes) flush_payload(e.thread, t);
+  }
+  const std::size_t pending = t.gap.size() + t.duration.size() + t.overhead.size() + t.body.size();
+  if (t.events - t.chunk_first >= options_.chunk_events || pending >= options_.chunk_bytes) {
+    // Payload before events: an events chunk on disk never refers to payload that is not.
+    flush_payload(e.thread, t);
+    flush_events(e.thread, t);
+  }
+}
+
+void RankTraceWriter::flush_events(std::uint16_t thread, ThreadState& t) {
+  if (t.events == t.chunk_first) return;
+  assembly_.clear();
+  ByteWriter w(assembly_);
+  w.put_u8(event_format::kSplitTimes);
+  w.put_uvarint(t.gap.size());
+  w.put_uvarint(t.duration.size());
+  w.put_uvarint(t.overhead.size());
+  w.put_bytes(t.gap);
+  w.put_bytes(t.duration);
+  w.put_bytes(t.overhead);
+  w.put_bytes(t.body);
+  ChunkHeader h;
+  h.kind = ChunkKind::events;
+  h.thread = thread;
+  h.seq = t.event_seq++;
+  h.first = t.chunk_first;
+  h.base = t.chunk_base;
+  h.count = static_cast<std::uint32_t>(t.events - t.chunk_first);
+  h.aux = t.chunk_payload;
+  compressor_.make_chunk(h, assembly_, options_.level, chunk_buf_);
+  events_file_.append(chunk_buf_);
+  ++event_chunks_;
+  t.chunk_first = t.events;
+  t.chunk_base = t.end_ns;
+  t.chunk_payload = t.payload;
+  t.gap.clear();
+  t.duration.clear();
+  t.overhead.clear();
+  t.body.clear();
+}
+
+void RankTraceWriter::flush_payload(std::uint16_t thread, ThreadState& t) {
+  if (t.payload_buf.empty()) return;
+  ChunkHeader h;
+  h.kind = ChunkKind::payload;
+  h.thread = thread;
+  h.seq = t.payload_seq++;
+  h.first = t.payload_first;
+  compressor_.make_chunk(h, t.payload_buf, options_.level, chunk_buf_);
+  payload_file_.append(chunk_buf_);
+  ++payload_chunks_;
+  t.payload_first = t.payload;
+  t.payload_buf.clear();
+}
+
+void RankTraceWriter::close(std::uint8_t end_status) {
+  if (closed_) return;
+  closed_ = true;
+  for (auto& [thread, t] : threads_) {
+    flush_payload(thread, t);
+    flush_events(thread, t);
+  }
+  // Trailer body as libdump writes it: status, then per thread index 0..n-1 the totals.
+  std::vector<std::byte> body;
+  ByteWriter w(body);
+  w.put_uvarint(end_status);
+  const std::size_t n = threads_.empty() ? 0 : std::size_t{threads_.rbegin()->first} + 1;
+  w.put_uvarint(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto it = threads_.find(static_cast<std::uint16_t>(i));
+    const ThreadState empty;
+    const ThreadState& t = it == threads_.end() ? empty : it->second;
+    w.put_uvarint(t.events);
+    w.put_uvarint(t.payload);
+    w.put_uvarint(t.overhead_ns);
+    w.put_uvarint(0);  // stall
+  }
+  events_file_.append(make_trailer(event_chunks_, body));
+  payload_file_.append(make_trailer(payload_chunks_, body));
+  events_file_.close();
+  payload_file_.close();
+}
+
+}  // namespace encore
