@@ -110,18 +110,4 @@ std::int64_t scalar_of(const Event& ev, Role role, int nth, std::int64_t fallbac
   return a ? a->scalar : fallback;
 }
 
-std::uint64_t bytes_sent(const Event& ev) {
-  std::uint64_t n = 0;
-  for (const auto& h : ev.send_hashes) n += h.bytes;
-  return n;
-}
-
-std::uint64_t bytes_received(const Event& ev) {
-  if (!ev.payloads.empty()) return ev.payload_bytes();
-  std::uint64_t n = 0;
-  if (const ArgValue* s = arg_of(ev, Role::status_out))
-    for (const auto& st : s->statuses) n += st.bytes;
-  return n;
-}
-
 }  // namespace encore::predict

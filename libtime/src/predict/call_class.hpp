@@ -35,9 +35,5 @@ const CallClass& classify(std::uint16_t function);
 const ArgValue* arg_of(const Event& ev, Role role, int nth = 0);
 std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int64_t fallback = 0);
 
-// Bytes this call sent (hashed sends) and received (payloads or statuses).
-// TODO(rank_context): count x type size from the rank context when hashing was off.
-std::uint64_t bytes_sent(const Event& ev);
-std::uint64_t bytes_received(const Event& ev);
 
 }  // namespace encore::predict

@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <mpi.h>
 
 #include "encore/error.hpp"
+#include "encore/rank_context.hpp"
 
 namespace encore::predict {
 namespace {
@@ -79,6 +81,7 @@ struct Collective {
 struct RankState {
   std::unique_ptr<RankFeed>* feed = nullptr;
   CommTable comms;
+  std::optional<RankContext> ctx;  // datatype sizes for message sizes
   std::unordered_map<std::uint64_t, Request> requests;
   std::unordered_map<std::uint32_t, std::uint64_t> coll_seq;  // per communicator key
   Event ev;
@@ -99,6 +102,7 @@ class Engine {
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
       ranks_[r].feed = &feeds[r];
       ranks_[r].comms = CommTable(r, registry_);
+      ranks_[r].ctx.emplace(r, static_cast<std::uint32_t>(feeds.size()));
     }
   }
 
@@ -306,8 +310,8 @@ class Engine {
   }
 
   // Per-rank block size of a collective (see collectives.hpp).
-  static std::uint64_t coll_bytes(CollKind kind, const Event& ev, std::size_t p) {
-    const std::uint64_t sent = bytes_sent(ev), got = ev.payload_bytes();
+  static std::uint64_t coll_bytes(CollKind kind, const MessageBytes& mb, std::size_t p) {
+    const std::uint64_t sent = mb.sent, got = mb.received;
     switch (kind) {
       case CollKind::bcast:
         return std::max(sent, got);
@@ -343,12 +347,13 @@ class Engine {
       }
     }
     const std::uint64_t own = request_key(ev.thread, ev.index);
+    const MessageBytes mb = message_bytes(*s.ctx, ev);
     switch (cls.op) {
       case Op::local:
         post_local(s);
         break;
       case Op::send: {
-        const std::uint64_t n = bytes_sent(ev);
+        const std::uint64_t n = mb.sent;
         const std::uint64_t req = internal(s);
         const std::uint64_t w = start_send(rank, *c, scalar_of(ev, Role::peer),
                                            scalar_of(ev, Role::tag), n, cls.sync, req, s.start);
@@ -360,7 +365,7 @@ class Engine {
       }
       case Op::isend: {
         s.requests[own] = {};
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), bytes_sent(ev),
+        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent,
                    cls.sync, own, s.start);
         s.base_end = s.start + o;
         s.cost = o;
@@ -384,7 +389,7 @@ class Engine {
         break;
       }
       case Op::sendrecv: {
-        const std::uint64_t n = bytes_sent(ev);
+        const std::uint64_t n = mb.sent;
         const std::uint64_t sreq = internal(s), rreq = internal(s);
         start_send(rank, *c, scalar_of(ev, Role::peer, 0), scalar_of(ev, Role::tag, 0), n, false,
                    sreq, s.start);
@@ -405,7 +410,7 @@ class Engine {
         const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
         const std::size_t p = c->members->size();
         arrive(rank, *c, kind, static_cast<std::size_t>(scalar_of(ev, Role::root)),
-               cls.op == Op::coll ? coll_bytes(kind, ev, p) : 0, req, s.start);
+               cls.op == Op::coll ? coll_bytes(kind, mb, p) : 0, req, s.start);
         s.keys.push_back(req);
         s.coll_cost = true;
         break;
@@ -414,7 +419,7 @@ class Engine {
         s.requests[own] = {};
         const std::size_t p = c->members->size();
         arrive(rank, *c, cls.coll, static_cast<std::size_t>(scalar_of(ev, Role::root)),
-               coll_bytes(cls.coll, ev, p), own, s.start);
+               coll_bytes(cls.coll, mb, p), own, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
@@ -507,6 +512,7 @@ class Engine {
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = classify(s.ev.function);
     if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
+    s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
     ++stats_.events;
     s.t = end;
@@ -533,7 +539,7 @@ EngineStats run_loggps(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogG
   return e.run();
 }
 
-std::int64_t solo_cost(const Event& ev, const LogGPSParams& p) {
+std::int64_t solo_cost(const Event& ev, const MessageBytes& mb, const LogGPSParams& p) {
   const CallClass& cls = classify(ev.function);
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
   switch (cls.op) {
@@ -546,7 +552,7 @@ std::int64_t solo_cost(const Event& ev, const LogGPSParams& p) {
     case Op::irecv:
       return p.overhead_ns();
     default:
-      return p.overhead_ns() + p.transfer_ns(bytes_sent(ev) + ev.payload_bytes());
+      return p.overhead_ns() + p.transfer_ns(mb.sent + mb.received);
   }
 }
 
@@ -555,11 +561,14 @@ EngineStats run_logged(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogG
   EngineStats stats;
   Event ev;
   for (std::uint32_t r = 0; r < feeds.size(); ++r) {
+    RankContext ctx(r, static_cast<std::uint32_t>(feeds.size()));
     std::int64_t t = 0, compute = 0;
     while (feeds[r]->next(ev, compute)) {
       const std::int64_t start = t + compute;
       const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
-      const std::int64_t wait = std::clamp<std::int64_t>(d - solo_cost(ev, params), 0, d);
+      const std::int64_t wait =
+          std::clamp<std::int64_t>(d - solo_cost(ev, message_bytes(ctx, ev), params), 0, d);
+      ctx.observe(ev);
       sink.on_event(r, ev, compute, start, start + d, wait);
       t = start + d;
       ++stats.events;
