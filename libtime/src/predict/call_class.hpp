@@ -35,5 +35,4 @@ const CallClass& classify(std::uint16_t function);
 const ArgValue* arg_of(const Event& ev, Role role, int nth = 0);
 std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int64_t fallback = 0);
 
-
 }  // namespace encore::predict

@@ -324,8 +324,10 @@ class Engine {
     }
   }
 
+  // A call the model does not re-time: its recorded duration, all of it its own cost.
   void post_local(RankState& s) {
-    s.base_end = s.start + static_cast<Time>(s.ev.end_ns - s.ev.start_ns);
+    s.cost = static_cast<Time>(s.ev.end_ns - s.ev.start_ns);
+    s.base_end = s.start + s.cost;
   }
 
   // Sets up the current call: its base end, own cost and the requests it waits for.
@@ -365,8 +367,8 @@ class Engine {
       }
       case Op::isend: {
         s.requests[own] = {};
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent,
-                   cls.sync, own, s.start);
+        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent, cls.sync,
+                   own, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "encore/predict/feed.hpp"
-#include "encore/rank_context.hpp"
 #include "encore/predict/loggps_params.hpp"
+#include "encore/rank_context.hpp"
 
 namespace encore::predict {
 
