@@ -1,6 +1,7 @@
 #include "encore/predict/trace_feed.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -31,20 +32,31 @@ std::int64_t gap_of(const Event& ev, std::int64_t& prev_end) {
 }  // namespace
 
 ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs) {
+  // Only the keys of the profile contract are read (kind, nprocs, replay_of.rank): a profile
+  // lists one rank of an N-rank run, which the capture manifest's validation would refuse.
   const TraceDir d(dir);
-  const Manifest m = load_manifest(d.manifest_path());
   const std::string where = d.manifest_path().string();
-  if (m.kind != TraceKind::replay || !m.replay_of)
+  std::ifstream in(d.manifest_path());
+  if (!in) throw Error(fmt::format("{}: cannot open (not a replay profile directory?)", where));
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not JSON ({})", where, e.what()));
+  }
+  const auto kind = doc.is_object() ? doc.value("kind", nlohmann::json()) : nlohmann::json();
+  if (kind != "replay" || !doc.contains("replay_of") || !doc["replay_of"].is_object())
     throw Error(
-        fmt::format("{}: kind is \"{}\", expected a replay profile (kind \"replay\" with "
+        fmt::format("{}: kind is {}, expected a replay profile (kind \"replay\" with "
                     "replay_of)",
-                    where, to_string(m.kind)));
-  if (m.nprocs != nprocs)
-    throw Error(fmt::format("{}: nprocs {} but the capture has {} ranks", where, m.nprocs, nprocs));
-  if (m.replay_of->rank >= nprocs)
-    throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where,
-                            m.replay_of->rank));
-  return {dir, m.replay_of->rank};
+                    where, kind.dump()));
+  const auto& n = doc.value("nprocs", nlohmann::json());
+  if (!n.is_number_unsigned() || n.get<std::uint64_t>() != nprocs)
+    throw Error(fmt::format("{}: nprocs {} but the capture has {} ranks", where, n.dump(), nprocs));
+  const auto& r = doc["replay_of"].value("rank", nlohmann::json());
+  if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
+    throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
+  return {dir, static_cast<std::uint32_t>(r.get<std::uint64_t>())};
 }
 
 ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles) {
