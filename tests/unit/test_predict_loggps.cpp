@@ -66,6 +66,13 @@ TEST(PredictLogGPS, LateReceiverRendezvousFollowsPerWiz) {
   EXPECT_EQ(s.calls[1][0].end, handshake + 1000 + 100 + 1999 + 1100);
 }
 
+TEST(PredictLogGPS, BufferedSendNeverWaitsForTheReceive) {
+  auto s = run({{{send(fn::Bsend, 1, 0, 2000)}}, {{recv(fn::Recv, 0, 0, 0, 2000), 5000}}});
+  EXPECT_EQ(s.calls[0][0].end, 100 + 1999);
+  EXPECT_EQ(s.calls[0][0].wait, 0);
+  EXPECT_EQ(s.calls[1][0].end, 5100);
+}
+
 TEST(PredictLogGPS, SynchronousSendWaitsEvenWhenSmall) {
   auto early = run({{{send(fn::Ssend, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 500}}});
   EXPECT_EQ(early.calls[0][0].wait, 0);  // 500 < o + L: no wait

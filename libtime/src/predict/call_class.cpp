@@ -48,14 +48,18 @@ CallClass make(const FunctionInfo& f) {
   if (n.starts_with("MPI_")) n.remove_prefix(4);
   if (n.ends_with("_c")) n.remove_suffix(2);
   CallClass c;
-  if (one_of(n, {"Send", "Bsend", "Rsend"}))
+  if (one_of(n, {"Send", "Rsend"}))
     c.op = Op::send;
+  else if (n == "Bsend")
+    c = {Op::send, false, true, {}};
   else if (n == "Ssend")
-    c = {Op::send, true, {}};
-  else if (one_of(n, {"Isend", "Ibsend", "Irsend"}))
+    c = {Op::send, true, false, {}};
+  else if (one_of(n, {"Isend", "Irsend"}))
     c.op = Op::isend;
+  else if (n == "Ibsend")
+    c = {Op::isend, false, true, {}};
   else if (n == "Issend")
-    c = {Op::isend, true, {}};
+    c = {Op::isend, true, false, {}};
   else if (n == "Recv")
     c.op = Op::recv;
   else if (n == "Irecv")

@@ -25,7 +25,8 @@ enum class Op : std::uint8_t {
 
 struct CallClass {
   Op op = Op::local;
-  bool sync = false;
+  bool sync = false;      // Ssend, Issend: always waits for the receive
+  bool buffered = false;  // Bsend, Ibsend: never does (the data goes to the attached buffer)
   CollKind coll = CollKind::barrier;
 };
 

@@ -224,10 +224,14 @@ class Engine {
     note_in_flight();
   }
 
+  bool waits_for_receive(const CallClass& cls, std::uint64_t bytes) const {
+    return cls.sync || (!cls.buffered && p_.rendezvous(bytes));
+  }
+
   // Starts a send of the current call; returns the request to wait for (0 if none).
   std::uint64_t start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
-                           std::int64_t tag, std::uint64_t bytes, bool sync_call, std::uint64_t req,
-                           Time at) {
+                           std::int64_t tag, std::uint64_t bytes, const CallClass& cls,
+                           std::uint64_t req, Time at) {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
     if (!dst) {  // MPI_PROC_NULL
@@ -236,7 +240,7 @@ class Engine {
     }
     const Time inject = std::max(at, s.nic_free);
     s.nic_free = inject + static_cast<Time>(p_.g);
-    const bool sync = sync_call || p_.rendezvous(bytes);
+    const bool sync = waits_for_receive(cls, bytes);
     if (!sync) {
       complete(rank, req, inject + p_.overhead_ns() + p_.transfer_ns(bytes));
       req = 0;
@@ -357,18 +361,17 @@ class Engine {
       case Op::send: {
         const std::uint64_t n = mb.sent;
         const std::uint64_t req = internal(s);
-        const std::uint64_t w = start_send(rank, *c, scalar_of(ev, Role::peer),
-                                           scalar_of(ev, Role::tag), n, cls.sync, req, s.start);
+        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), n, cls, req,
+                   s.start);
         s.keys.push_back(req);
-        (void)w;
-        s.cost = cls.sync || p_.rendezvous(n) ? 2 * o + 2 * p_.latency_ns() + p_.transfer_ns(n)
-                                              : o + p_.transfer_ns(n);
+        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * p_.latency_ns() + p_.transfer_ns(n)
+                                           : o + p_.transfer_ns(n);
         break;
       }
       case Op::isend: {
         s.requests[own] = {};
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent, cls.sync,
-                   own, s.start);
+        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent, cls, own,
+                   s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
@@ -393,8 +396,8 @@ class Engine {
       case Op::sendrecv: {
         const std::uint64_t n = mb.sent;
         const std::uint64_t sreq = internal(s), rreq = internal(s);
-        start_send(rank, *c, scalar_of(ev, Role::peer, 0), scalar_of(ev, Role::tag, 0), n, false,
-                   sreq, s.start);
+        start_send(rank, *c, scalar_of(ev, Role::peer, 0), scalar_of(ev, Role::tag, 0), n,
+                   classify(fn::Send), sreq, s.start);
         const ArgValue* st = arg_of(ev, Role::status_out);
         start_recv(rank, *c, scalar_of(ev, Role::peer, 1), scalar_of(ev, Role::tag, 1),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, rreq, s.start);
