@@ -29,7 +29,8 @@ using namespace encore;
 std::uint64_t world_id() {
   const auto h = predefined_handles(HandleKind::comm);
   for (std::size_t i = 0; i < h.size(); ++i)
-    if (std::string_view(h[i].name) == "MPI_COMM_WORLD") return event_format::kFirstPredefinedId + i;
+    if (std::string_view(h[i].name) == "MPI_COMM_WORLD")
+      return event_format::kFirstPredefinedId + i;
   return 0;
 }
 
@@ -76,8 +77,10 @@ class Synth : public predict::RankFeed {
   bool next(Event& ev, std::int64_t& compute) override {
     if (i_ == events_) return false;
     const std::uint64_t step = i_ - base_;
-    if (step == 0) ev = irecv_;
-    else if (step == 1) ev = isend_;
+    if (step == 0)
+      ev = irecv_;
+    else if (step == 1)
+      ev = isend_;
     else if (step == 2) {
       ev = waitall_;
       auto& reqs = ev.args[1].requests;
@@ -167,7 +170,8 @@ int main(int argc, char** argv) {
   }
   const std::filesystem::path dir = argv[1];
   const std::uint64_t total = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 10'000'000;
-  const std::uint32_t n = argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 64;
+  const std::uint32_t n =
+      argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 64;
   if (n < 2 || total < n) {
     std::fprintf(stderr, "need at least 2 ranks and one event per rank\n");
     return 2;
@@ -177,7 +181,8 @@ int main(int argc, char** argv) {
   try {
     {
       std::vector<std::unique_ptr<predict::RankFeed>> feeds;
-      for (std::uint32_t r = 0; r < n; ++r) feeds.push_back(std::make_unique<Synth>(r, n, per_rank));
+      for (std::uint32_t r = 0; r < n; ++r)
+        feeds.push_back(std::make_unique<Synth>(r, n, per_rank));
       NullSink sink;
       const double t0 = now();
       const auto st = predict::run_loggps(feeds, params, sink);
@@ -208,7 +213,8 @@ int main(int argc, char** argv) {
       std::vector<std::unique_ptr<predict::RankFeed>> feeds;
       std::vector<predict::TraceRankFeed*> raw;
       for (std::uint32_t r = 0; r < n; ++r) {
-        auto f = std::make_unique<predict::TraceRankFeed>(d, r, 0, n, std::nullopt, nullptr, &params);
+        auto f =
+            std::make_unique<predict::TraceRankFeed>(d, r, 0, n, std::nullopt, nullptr, &params);
         raw.push_back(f.get());
         feeds.push_back(std::move(f));
       }

@@ -85,6 +85,8 @@ CallClass make(const FunctionInfo& f) {
     }
     if (out && in) c.op = Op::comm_create;
   }
+  c.any = n.ends_with("any");
+  c.some = n.ends_with("some");
   return c;
 }
 
@@ -98,6 +100,21 @@ const CallClass& classify(std::uint16_t function) {
   }();
   static const CallClass local;
   return function < table.size() ? table[function] : local;
+}
+
+bool moves_data(Op op) {
+  switch (op) {
+    case Op::send:
+    case Op::isend:
+    case Op::recv:
+    case Op::irecv:
+    case Op::sendrecv:
+    case Op::coll:
+    case Op::icoll:
+      return true;
+    default:
+      return false;
+  }
 }
 
 const ArgValue* arg_of(const Event& ev, Role role, int nth) {

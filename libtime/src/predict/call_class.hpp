@@ -28,9 +28,20 @@ struct CallClass {
   bool sync = false;      // Ssend, Issend: always waits for the receive
   bool buffered = false;  // Bsend, Ibsend: never does (the data goes to the attached buffer)
   CollKind coll = CollKind::barrier;
+  bool any = false;   // Waitany, Testany
+  bool some = false;  // Waitsome, Testsome
 };
 
 const CallClass& classify(std::uint16_t function);
+
+// Whether a call moves data (its sizes are worth computing), and whether it can create or
+// free something RankContext tracks (types, communicators, groups): the per-call work of the
+// models is kept to the calls that need it.
+bool moves_data(Op op);
+inline bool shapes_context(const Event& ev) {
+  const Category c = ev.info().category;
+  return c == Category::datatype || c == Category::communicator;
+}
 
 // The nth argument of `ev` with role `role` (0 = first), or nullptr.
 const ArgValue* arg_of(const Event& ev, Role role, int nth = 0);

@@ -353,7 +353,7 @@ class Engine {
       }
     }
     const std::uint64_t own = request_key(ev.thread, ev.index);
-    const MessageBytes mb = message_bytes(*s.ctx, ev);
+    const MessageBytes mb = moves_data(cls.op) ? message_bytes(*s.ctx, ev) : MessageBytes{};
     switch (cls.op) {
       case Op::local:
         post_local(s);
@@ -437,9 +437,7 @@ class Engine {
   void post_completion(std::uint32_t rank, const CallClass& cls) {
     RankState& s = ranks_[rank];
     const Event& ev = s.ev;
-    const std::string_view name = ev.info().name;
-    const bool any = name.find("any") != std::string_view::npos;
-    const bool some = name.find("some") != std::string_view::npos;
+    const bool any = cls.any, some = cls.some;
     if (cls.op == Op::test) {
       // Test(flag), Testall(flag), Testany(index, flag), Testsome(outcount, indices)
       const std::int64_t flag =
@@ -517,7 +515,7 @@ class Engine {
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = classify(s.ev.function);
     if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
-    s.ctx->observe(s.ev);
+    if (shapes_context(s.ev)) s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
     ++stats_.events;
     s.t = end;
@@ -544,7 +542,7 @@ EngineStats run_loggps(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogG
   return e.run();
 }
 
-std::int64_t solo_cost(const Event& ev, const MessageBytes& mb, const LogGPSParams& p) {
+std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSParams& p) {
   const CallClass& cls = classify(ev.function);
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
   switch (cls.op) {
@@ -556,8 +554,10 @@ std::int64_t solo_cost(const Event& ev, const MessageBytes& mb, const LogGPSPara
     case Op::recv:
     case Op::irecv:
       return p.overhead_ns();
-    default:
+    default: {
+      const MessageBytes mb = message_bytes(ctx, ev);
       return p.overhead_ns() + p.transfer_ns(mb.sent + mb.received);
+    }
   }
 }
 
@@ -571,9 +571,8 @@ EngineStats run_logged(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogG
     while (feeds[r]->next(ev, compute)) {
       const std::int64_t start = t + compute;
       const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
-      const std::int64_t wait =
-          std::clamp<std::int64_t>(d - solo_cost(ev, message_bytes(ctx, ev), params), 0, d);
-      ctx.observe(ev);
+      const std::int64_t wait = std::clamp<std::int64_t>(d - solo_cost(ev, ctx, params), 0, d);
+      if (shapes_context(ev)) ctx.observe(ev);
       sink.on_event(r, ev, compute, start, start + d, wait);
       t = start + d;
       ++stats.events;

@@ -9,12 +9,6 @@
 
 namespace encore::predict {
 
-std::int64_t LogGPSParams::transfer_ns(std::uint64_t bytes) const {
-  return bytes == 0 ? 0 : std::llround(static_cast<double>(bytes - 1) * G);
-}
-std::int64_t LogGPSParams::overhead_ns() const { return std::llround(o); }
-std::int64_t LogGPSParams::latency_ns() const { return std::llround(L); }
-
 nlohmann::json to_json(const LogGPSParams& p) {
   return {{"L", p.L}, {"o", p.o}, {"g", p.g}, {"G", p.G}, {"S", p.S}, {"source", p.source}};
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "call_class.hpp"
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
@@ -152,9 +153,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   }
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
   const std::int64_t wait =
-      params_ ? std::clamp<std::int64_t>(d - solo_cost(ev, message_bytes(ctx_, ev), *params_), 0, d)
-              : 0;
-  ctx_.observe(ev);
+      params_ ? std::clamp<std::int64_t>(d - solo_cost(ev, ctx_, *params_), 0, d) : 0;
+  if (shapes_context(ev)) ctx_.observe(ev);
   recorded_.compute_ns += captured_gap;
   recorded_.wait_ns += wait;
   recorded_.comm_ns += d - wait;

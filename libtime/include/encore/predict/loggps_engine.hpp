@@ -44,6 +44,6 @@ EngineStats run_logged(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogG
 // The LogGPS cost of a call made alone (no waiting), used to split a recorded or logged
 // duration into communication and wait: o + (n-1)G for a call moving n bytes, 0 for Wait*,
 // the whole duration for calls that do not communicate.
-std::int64_t solo_cost(const Event& ev, const MessageBytes& bytes, const LogGPSParams& params);
+std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSParams& params);
 
 }  // namespace encore::predict

@@ -20,9 +20,12 @@ struct LogGPSParams {
   std::string source = "defaults";  // "defaults", "fit from TRACE", or the file read
 
   // Time to push `bytes` into the network after the overhead: (bytes - 1) * G, 0 for empty.
-  std::int64_t transfer_ns(std::uint64_t bytes) const;
-  std::int64_t overhead_ns() const;
-  std::int64_t latency_ns() const;
+  // Rounded to ns (all values are non-negative).
+  std::int64_t transfer_ns(std::uint64_t bytes) const {
+    return bytes == 0 ? 0 : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G + 0.5);
+  }
+  std::int64_t overhead_ns() const { return static_cast<std::int64_t>(o + 0.5); }
+  std::int64_t latency_ns() const { return static_cast<std::int64_t>(L + 0.5); }
   bool rendezvous(std::uint64_t bytes) const { return bytes > S; }
 };
 
