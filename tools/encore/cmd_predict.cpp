@@ -127,6 +127,7 @@ int predict_main(const PredictOptions& o) {
   std::int64_t base = 0;
   bool any = false;
   for (auto* f : rank_feeds) {
+    if (f->empty()) continue;
     base = any ? std::min(base, f->first_start()) : f->first_start();
     any = true;
   }

@@ -61,6 +61,7 @@ class TraceRankFeed : public RankFeed {
                 const ComputeScale* scale, const LogGPSParams* params);
   // Corrected start of the first call on the common time base (offset applied).
   std::int64_t first_start() const { return first_start_; }
+  bool empty() const { return !have_first_; }
   void set_base(std::int64_t base_ns) { base_ = base_ns; }
   bool next(Event& ev, std::int64_t& compute_ns) override;
   const RankTotals& recorded() const { return recorded_; }
