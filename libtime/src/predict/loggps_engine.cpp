@@ -313,6 +313,20 @@ class Engine {
     ++stats_.collectives;
   }
 
+  // What the call sent and received; the recorded hashes and payloads when the trace has them
+  // (the common case, and much cheaper than working sizes out from counts and types).
+  static MessageBytes sizes_of(const CallClass& cls, const Event& ev, const RankContext& ctx) {
+    if (cls.op == Op::recv || cls.op == Op::irecv || !moves_data(cls.op)) return {};
+    const bool sends = cls.op != Op::coll && cls.op != Op::icoll;
+    if (!ev.send_hashes.empty() && (sends || !ev.payloads.empty())) {
+      MessageBytes mb;
+      for (const auto& h : ev.send_hashes) mb.sent += h.bytes;
+      mb.received = ev.payload_bytes();
+      return mb;
+    }
+    return message_bytes(ctx, ev);
+  }
+
   // Per-rank block size of a collective (see collectives.hpp).
   static std::uint64_t coll_bytes(CollKind kind, const MessageBytes& mb, std::size_t p) {
     const std::uint64_t sent = mb.sent, got = mb.received;
@@ -353,7 +367,7 @@ class Engine {
       }
     }
     const std::uint64_t own = request_key(ev.thread, ev.index);
-    const MessageBytes mb = moves_data(cls.op) ? message_bytes(*s.ctx, ev) : MessageBytes{};
+    const MessageBytes mb = sizes_of(cls, ev, *s.ctx);
     switch (cls.op) {
       case Op::local:
         post_local(s);
