@@ -38,6 +38,34 @@ struct Request {
   Time posted = 0;
 };
 
+// A rank's open requests: few at a time, so a flat vector searched from the most recent beats
+// a hash table (no allocation per request).
+class RequestTable {
+ public:
+  using Entry = std::pair<std::uint64_t, Request>;
+  using iterator = std::vector<Entry>::iterator;
+  iterator begin() { return v_.begin(); }
+  iterator end() { return v_.end(); }
+  iterator find(std::uint64_t key) {
+    for (auto it = v_.rbegin(); it != v_.rend(); ++it)
+      if (it->first == key) return std::prev(it.base());
+    return v_.end();
+  }
+  Request& operator[](std::uint64_t key) {
+    const auto it = find(key);
+    if (it != v_.end()) return it->second;
+    v_.emplace_back(key, Request{});
+    return v_.back().second;
+  }
+  void erase(iterator it) {
+    if (it != v_.end() - 1) *it = std::move(v_.back());
+    v_.pop_back();
+  }
+
+ private:
+  std::vector<Entry> v_;
+};
+
 struct SendPost {
   std::uint32_t rank;
   std::uint64_t req;  // 0: nobody waits for the send's completion (eager)
@@ -82,7 +110,7 @@ struct RankState {
   std::unique_ptr<RankFeed>* feed = nullptr;
   CommTable comms;
   std::optional<RankContext> ctx;  // datatype sizes for message sizes
-  std::unordered_map<std::uint64_t, Request> requests;
+  RequestTable requests;
   std::unordered_map<std::uint32_t, std::uint64_t> coll_seq;  // per communicator key
   Event ev;
   Time compute = 0;
