@@ -1,9 +1,11 @@
 #include "call.hpp"
 
-#include <xxhash.h>
-
 #include <algorithm>
 #include <cstring>
+
+// Inlined: a light send hashes a few bytes, less work than the call into the library.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace encore::dump {
 
@@ -16,9 +18,16 @@ constexpr std::size_t kLightBytes = 256;
 // Encoding ------------------------------------------------------------------------------------
 
 void Call::grow(std::size_t n) {
-  ts_->scratch.resize(std::max(ts_->scratch.size() * 2, pos_ + n + 64));
-  buf_ = ts_->scratch.data();
-  cap_ = ts_->scratch.size();
+  auto& scratch = ts_->scratch;
+  if (scratch.size() < pos_ + n + 64) scratch.resize(std::max(scratch.size() * 2, pos_ + n + 64));
+  if (in_place_) {
+    // Too large for the room left in the segment: continue in the scratch buffer, and let
+    // commit() append the event (it starts a new segment).
+    std::memcpy(scratch.data(), buf_, pos_);
+    in_place_ = false;
+  }
+  buf_ = scratch.data();
+  cap_ = scratch.size();
 }
 
 void Call::write_times() noexcept {
@@ -39,15 +48,25 @@ void Call::write_times() noexcept {
   if (rc_ != MPI_SUCCESS) put_int(rc_);
 }
 
-void Call::begin_extra(Extra tag) {
-  extras_ = true;
-  put_uint(static_cast<std::uint8_t>(tag));
-}
-
 void Call::read_counters() noexcept {
   if (!t0_) mark_pre_work();
   ts_->counters.read_segment(ts_->counter_deltas);
 }
+
+namespace {
+
+// Records one measured light tail; returns the median of the samples kept.
+std::uint64_t sample_light_tail(ThreadStream& ts, std::uint64_t tail) noexcept {
+  constexpr unsigned kKept = ThreadStream::kTailSamples;
+  ts.tail_samples[ts.tail_count++ % kKept] = tail;
+  const unsigned n = std::min(ts.tail_count, kKept);
+  std::uint64_t sorted[kKept];
+  std::copy_n(ts.tail_samples, n, sorted);
+  std::nth_element(sorted, sorted + n / 2, sorted + n);
+  return sorted[n / 2];
+}
+
+}  // namespace
 
 void Call::commit() noexcept {
   if (!ts_->send_hashes.empty()) emit_send_hashes();
@@ -55,7 +74,8 @@ void Call::commit() noexcept {
     heavy_ = true;
     begin_extra(Extra::counters);
     put_uint(ts_->counter_deltas.size());
-    for (const long long d : ts_->counter_deltas) put_uint(static_cast<std::uint64_t>(d < 0 ? 0 : d));
+    for (const long long d : ts_->counter_deltas)
+      put_uint(static_cast<std::uint64_t>(d < 0 ? 0 : d));
     ts_->counters.mark_segment_start();
   }
   if (rec_->callsites) {
@@ -74,20 +94,32 @@ void Call::commit() noexcept {
                              (extras_ ? event_format::kHasExtras : 0u);
   buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
   buf_[1] = static_cast<std::byte>(head >> 7);
-  ts_->append_event({times_, times_len_}, {buf_, pos_}, end_ns_);
+  if (in_place_ && ts_->times_fit()) {
+    ts_->commit_in_place(times_, times_len_, pos_, end_ns_);
+  } else {
+    if (in_place_) {
+      // No room for the times: the event moves to a new segment, from a copy (the writer may
+      // recycle the old segment as soon as it is sealed).
+      auto& scratch = ts_->scratch;
+      if (scratch.size() < pos_) scratch.resize(pos_);
+      std::memcpy(scratch.data(), buf_, pos_);
+      buf_ = scratch.data();
+    }
+    ts_->append_event({times_, times_len_}, {buf_, pos_}, end_ns_);
+  }
   ts_->last_end_ns = end_ns_;
   if (lock_.owns_lock()) lock_.unlock();
   // The clock read that closes our work costs as much as the rest of a light call's
   // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
   // stalls) and on one light call in kTailSample; the other light calls are charged the
-  // running mean of the sampled ones.
+  // median of the last sampled ones (a sample the scheduler stretched is charged only to its
+  // own call).
   constexpr unsigned kTailSample = 64;
   if (heavy_ || ++ts_->light_calls >= kTailSample) {
     const std::uint64_t t3 = rec_->clock.to_ns(rec_->clock.ticks());
     if (!heavy_) {
       ts_->light_calls = 0;
-      const std::uint64_t tail = t3 - ts_->last_t2_ns;
-      ts_->light_tail_ns = ts_->light_tail_ns ? (7 * ts_->light_tail_ns + tail) / 8 : tail;
+      ts_->light_tail_ns = sample_light_tail(*ts_, t3 - ts_->last_t2_ns);
     }
     ts_->last_t3_ns = t3;
   } else {
@@ -248,36 +280,6 @@ void Call::put_requests(const MPI_Request* r, std::int64_t n) {
   for (const RequestSlot& s : slots_) put_request_ref(rec_->requests.find(s));
 }
 
-namespace {
-MPI_Count status_bytes(const MPI_Status* s) {
-  // MPICH keeps the byte count in count_lo and the high bits of count_hi_and_cancelled.
-  return (static_cast<MPI_Count>(s->count_hi_and_cancelled >> 1) << 32) +
-         static_cast<MPI_Count>(static_cast<unsigned>(s->count_lo));
-}
-bool status_cancelled(const MPI_Status* s) { return (s->count_hi_and_cancelled & 1) != 0; }
-}  // namespace
-
-void Call::put_status(const MPI_Status* s, bool ignored) {
-  if (!s || s == MPI_STATUS_IGNORE) {
-    put_status_fields(ignored ? event_format::kStatusIgnored : 0, 0, 0, 0);
-    return;
-  }
-  // MPI_ERROR is set only by multiple-completion calls that fail, whose outputs are not
-  // recorded: the field is recorded as 0 rather than as whatever the memory held.
-  put_status_fields((ignored ? event_format::kStatusIgnored : 0) |
-                        (status_cancelled(s) ? event_format::kStatusCancelled : 0),
-                    s->MPI_SOURCE, s->MPI_TAG, status_bytes(s));
-}
-
-void Call::put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag,
-                             MPI_Count bytes) {
-  put_uint(bits);
-  put_int(source);
-  put_int(tag);
-  put_uint(static_cast<std::uint64_t>(bytes));
-  put_int(0);
-}
-
 void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
   if (n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
@@ -293,11 +295,11 @@ void Call::put_request_status(const MPI_Status* s, bool ignored, const RequestIn
     put_status(s, ignored);
     return;
   }
-  const unsigned bits = (ignored ? event_format::kStatusIgnored : 0) |
-                        (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE &&
-                                 status_cancelled(s)
-                             ? event_format::kStatusCancelled
-                             : 0);
+  const unsigned bits =
+      (ignored ? event_format::kStatusIgnored : 0) |
+      (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE && status_cancelled(s)
+           ? event_format::kStatusCancelled
+           : 0);
   put_status_fields(bits, 0, 0, 0);
 }
 
@@ -353,20 +355,26 @@ MPI_Status* Call::scratch_statuses(std::int64_t n) {
 
 namespace {
 
-// The packed bytes of `count` elements: a view of the program's memory when contiguous, else
-// packed into `scratch`.
-std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype type,
-                                  const TypeInfo& t, std::vector<std::byte>& scratch) {
-  const auto bytes = static_cast<std::size_t>(count * t.size);
-  if (bytes == 0) return {};
-  if (t.contiguous)
-    return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};
+// Non-contiguous data packed into `scratch` (at most `bytes` of it).
+std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype type,
+                                std::size_t bytes, std::vector<std::byte>& scratch) {
   MPI_Count pack_size = 0;
   PMPI_Pack_size_c(count, type, MPI_COMM_WORLD, &pack_size);
   scratch.resize(static_cast<std::size_t>(pack_size));
   MPI_Count position = 0;
   PMPI_Pack_c(buf, count, type, scratch.data(), pack_size, &position, MPI_COMM_WORLD);
   return {scratch.data(), std::min(bytes, static_cast<std::size_t>(position))};
+}
+
+// The packed bytes of `count` elements: a view of the program's memory when contiguous (the
+// light calls' case, inlined), else packed into `scratch`.
+ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count,
+                                             MPI_Datatype type, const TypeInfo& t,
+                                             std::vector<std::byte>& scratch) {
+  const auto bytes = static_cast<std::size_t>(count * t.size);
+  if (bytes == 0) return {};
+  if (t.contiguous) return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};
+  return pack(buf, count, type, bytes, scratch);
 }
 
 }  // namespace
@@ -376,19 +384,18 @@ void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   TypeInfo& t = rec_->types.info(type);
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
-  // Kept until commit: a send may be hashed before the PMPI call (MPI_Sendrecv_replace
-  // overwrites its buffer), when the event's fixed part is not written yet.
-  ts_->send_hashes.push_back({XXH3_64bits(data.data(), data.size()), data.size()});
+  const std::uint64_t hash = XXH3_64bits(data.data(), data.size());
+  // After the PMPI call (the usual case) the event's fixed part is written: the hash goes
+  // straight in. One taken before it (MPI_Sendrecv_replace overwrites its buffer) waits for
+  // commit.
+  if (t2_)
+    emit_send_hash(hash, data.size());
+  else
+    ts_->send_hashes.push_back({hash, data.size()});
 }
 
 void Call::emit_send_hashes() {
-  for (const auto& h : ts_->send_hashes) {
-    begin_extra(Extra::send_hash);
-    reserve(8);
-    store_le(buf_ + pos_, h.hash);
-    pos_ += 8;
-    put_uint(h.bytes);
-  }
+  for (const auto& h : ts_->send_hashes) emit_send_hash(h.hash, h.bytes);
   ts_->send_hashes.clear();
 }
 
@@ -411,29 +418,30 @@ void Call::define_datatype(MPI_Datatype type) {
 }
 
 void Call::capture(const RecvLayout& layout, std::uint64_t slot) {
-  if (!rec_->payload_on) return;
-  const bool convert = rec_->options.payload_byte_order() != host_byte_order();
-  for (const RecvBlock& b : layout) {
-    if (b.count <= 0 || b.base == MPI_IN_PLACE) continue;
-    TypeInfo& t = rec_->types.info(b.type);
-    if (!t.signature_written) emit_signature(t);
-    auto data = packed(b.base, b.count, b.type, t, ts_->pack_buf);
-    if (data.empty()) continue;
-    if (convert) {
-      // Converting at write time, as the seed allows: the trace then reads natively there.
-      if (data.data() != ts_->pack_buf.data()) ts_->pack_buf.assign(data.begin(), data.end());
-      const std::span<std::byte> mut(ts_->pack_buf.data(), data.size());
-      if (!t.signature.empty()) swap_elements(mut, t.signature);
-      data = mut;
-    }
-    if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
-    ts_->append_payload(data);
-    begin_extra(Extra::payload);
-    put_uint(slot);
-    put_uint(t.id);
-    put_uint(static_cast<std::uint64_t>(b.count));
-    put_uint(data.size());
+  for (const RecvBlock& b : layout) capture_block(b.base, b.count, b.type, slot);
+}
+
+void Call::capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot) {
+  if (!rec_->payload_on || count <= 0 || base == MPI_IN_PLACE) return;
+  TypeInfo& t = rec_->types.info(type);
+  if (!t.signature_written) emit_signature(t);
+  auto data = packed(base, count, type, t, ts_->pack_buf);
+  if (data.empty()) return;
+  if (rec_->convert_payload) {
+    // Converting at write time, as the seed allows: the trace then reads natively there.
+    if (data.data() != ts_->pack_buf.data()) ts_->pack_buf.assign(data.begin(), data.end());
+    const std::span<std::byte> mut(ts_->pack_buf.data(), data.size());
+    if (!t.signature.empty()) swap_elements(mut, t.signature);
+    data = mut;
   }
+  if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
+  ts_->append_payload(data);
+  begin_extra(Extra::payload);
+  reserve(4 * kMaxVarintBytes);
+  pos_ += encode_uvarint(slot, buf_ + pos_);
+  pos_ += encode_uvarint(t.id, buf_ + pos_);
+  pos_ += encode_uvarint(static_cast<std::uint64_t>(count), buf_ + pos_);
+  pos_ += encode_uvarint(data.size(), buf_ + pos_);
 }
 
 void Call::capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
@@ -445,7 +453,7 @@ void Call::capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
   const TypeInfo& t = rec_->types.info(type);
   if (t.size <= 0) return;
   // A partial last element is packed whole and cut to the bytes that arrived.
-  capture({{buf, (bytes + t.size - 1) / t.size, type}});
+  capture_block(buf, (bytes + t.size - 1) / t.size, type, 0);
 }
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
@@ -485,7 +493,7 @@ void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Stat
     const RecvBlock& b = info->layout.front();
     const MPI_Count bytes = status_bytes(status);
     const TypeInfo& t = rec_->types.info(b.type);
-    if (bytes > 0 && t.size > 0) capture({{b.base, (bytes + t.size - 1) / t.size, b.type}}, slot);
+    if (bytes > 0 && t.size > 0) capture_block(b.base, (bytes + t.size - 1) / t.size, b.type, slot);
   } else if (info->kind == RequestKind::collective) {
     capture(info->layout, slot);
   }
@@ -515,16 +523,16 @@ void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* sta
   rec_->requests.retire(retired);
 }
 
-void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount,
-                         const int* indices, const MPI_Status* statuses) {
+void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount, const int* indices,
+                         const MPI_Status* statuses) {
   if (outcount == MPI_UNDEFINED || !r || !indices) return;
   request_slots(r, nreq, slots_);
   std::vector<RequestSlot> retired;
   for (int k = 0; k < outcount; ++k) {
     const int i = indices[k];
     if (i < 0 || i >= static_cast<int>(slots_.size())) continue;
-    complete_slot(static_cast<std::uint64_t>(i), slots_[static_cast<std::size_t>(i)],
-                  statuses + k, retired);
+    complete_slot(static_cast<std::uint64_t>(i), slots_[static_cast<std::size_t>(i)], statuses + k,
+                  retired);
   }
   rec_->requests.retire(retired);
 }

@@ -8,17 +8,17 @@
 // exclude it (the seed's s'_k = s_k - sum_{i<k} o_i).
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 
+#include "recorder.hpp"
+#include "recv_layout.hpp"
+#include <mpi.h>
+
 #include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
 #include "encore/varint.hpp"
-#include "recorder.hpp"
-#include "recv_layout.hpp"
 
 // The per-call path is a handful of small steps: inlined into every shim, not called.
 #define ENCORE_HOT __attribute__((always_inline)) inline
@@ -38,9 +38,16 @@ class Call {
     if (ts_->in_tool) return;
     ts_->in_tool = true;
     active_ = true;
-    buf_ = ts_->scratch.data();
-    cap_ = ts_->scratch.size();
-    pos_ = 2;  // the head is written by end()
+    // The body is encoded straight into the events segment (no copy at commit); an event too
+    // large for the room left moves to the scratch buffer (grow()).
+    buf_ = ts_->body_cursor();
+    cap_ = ts_->body_room();
+    in_place_ = buf_ != nullptr;
+    if (!in_place_) {
+      buf_ = ts_->scratch.data();
+      cap_ = ts_->scratch.size();
+    }
+    pos_ = 2;  // the head is written by commit()
   }
   ENCORE_HOT ~Call() {
     if (active_) commit();
@@ -71,7 +78,9 @@ class Call {
     pos_ += encode_svarint(v, buf_ + pos_);
   }
   template <class T>
-  void put_int_ptr(const T* p) noexcept { put_int(p ? static_cast<std::int64_t>(*p) : 0); }
+  void put_int_ptr(const T* p) noexcept {
+    put_int(p ? static_cast<std::int64_t>(*p) : 0);
+  }
   ENCORE_HOT void put_uint(std::uint64_t v) noexcept {
     reserve(kMaxVarintBytes);
     pos_ += encode_uvarint(v, buf_ + pos_);
@@ -79,8 +88,10 @@ class Call {
   ENCORE_HOT void put_buf(const void* p) noexcept {
     using event_format::BufFlag;
     BufFlag f = BufFlag::normal;
-    if (p == MPI_IN_PLACE) f = BufFlag::in_place;
-    else if (p == MPI_BOTTOM) f = BufFlag::bottom;
+    if (p == MPI_IN_PLACE)
+      f = BufFlag::in_place;
+    else if (p == MPI_BOTTOM)
+      f = BufFlag::bottom;
     put_uint(static_cast<std::uint8_t>(f));
   }
   template <class T>
@@ -114,22 +125,45 @@ class Call {
   void put_new_op(MPI_Op o) { put_uint(rec_->op_ids.create(o)); }
   void put_freed_op(MPI_Op o) { put_uint(rec_->op_ids.release(o)); }
   template <class H>
-  void put_handle(HandleKind k, H h) { put_uint(rec_->ids(k).lookup(handle_value(h))); }
+  void put_handle(HandleKind k, H h) {
+    put_uint(rec_->ids(k).lookup(handle_value(h)));
+  }
   template <class H>
-  void put_new_handle(HandleKind k, H h) { put_uint(rec_->ids(k).create(handle_value(h))); }
+  void put_new_handle(HandleKind k, H h) {
+    put_uint(rec_->ids(k).create(handle_value(h)));
+  }
   template <class H>
-  void put_freed_handle(HandleKind k, H h) { put_uint(rec_->ids(k).release(handle_value(h))); }
+  void put_freed_handle(HandleKind k, H h) {
+    put_uint(rec_->ids(k).release(handle_value(h)));
+  }
 
   // Requests and statuses -------------------------------------------------------------------
   void put_new_request(MPI_Request r);
   void put_request(MPI_Request r);
   void put_requests(const MPI_Request* r, std::int64_t n);
-  void put_status(const MPI_Status* s, bool ignored);
+  ENCORE_HOT void put_status(const MPI_Status* s, bool ignored) noexcept {
+    if (!s || s == MPI_STATUS_IGNORE) {
+      put_status_fields(ignored ? event_format::kStatusIgnored : 0, 0, 0, 0);
+      return;
+    }
+    // MPI_ERROR is set only by multiple-completion calls that fail, whose outputs are not
+    // recorded: the field is recorded as 0 rather than as whatever the memory held.
+    put_status_fields((ignored ? event_format::kStatusIgnored : 0) |
+                          (status_cancelled(s) ? event_format::kStatusCancelled : 0),
+                      s->MPI_SOURCE, s->MPI_TAG, status_bytes(s));
+  }
+  static MPI_Count status_bytes(const MPI_Status* s) noexcept {
+    // MPICH keeps the byte count in count_lo and the high bits of count_hi_and_cancelled.
+    return (static_cast<MPI_Count>(s->count_hi_and_cancelled >> 1) << 32) +
+           static_cast<MPI_Count>(static_cast<unsigned>(s->count_lo));
+  }
+  static bool status_cancelled(const MPI_Status* s) noexcept {
+    return (s->count_hi_and_cancelled & 1) != 0;
+  }
   void put_statuses(const MPI_Status* s, std::int64_t n, bool ignored);
   // Statuses of completion calls: only the fields MPI defines for the request's kind.
   void put_completion_status(const MPI_Status* s, bool ignored, MPI_Request r);
-  void put_completion_status_at(const MPI_Status* s, bool ignored, const MPI_Request* r,
-                                int index);
+  void put_completion_status_at(const MPI_Status* s, bool ignored, const MPI_Request* r, int index);
   void put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ignored,
                                const MPI_Request* r, std::int64_t nreq, const int* indices);
   const MPI_Request* copy_requests(const MPI_Request* r, std::int64_t n);
@@ -153,6 +187,7 @@ class Call {
   void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
                        const MPI_Status* status);
   void capture(const RecvLayout& layout, std::uint64_t slot = 0);
+  void capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot);
   void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                      bool persistent);
   void track_collective(MPI_Request r, RecvLayout layout, bool persistent);
@@ -170,6 +205,9 @@ class Call {
   Recorder& recorder() noexcept { return *rec_; }
   // MPI_Init's shim times PMPI_Init before the recorder exists.
   void set_begin(std::uint64_t t1) noexcept { t1_ = t1; }
+  // The tool worked since the PMPI call returned (MPI_Init: starting the recorder): read the
+  // clock at commit so that work is charged as overhead, not left in the next compute gap.
+  void mark_heavy() noexcept { heavy_ = true; }
   void end_at(std::uint64_t t2, int rc) noexcept {
     t2_ = t2;
     rc_ = rc;
@@ -179,22 +217,43 @@ class Call {
  private:
   template <class H>
   static std::int64_t handle_value(H h) noexcept {
-    if constexpr (std::is_pointer_v<H>) return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(h));
-    else return static_cast<std::int64_t>(h);
+    if constexpr (std::is_pointer_v<H>)
+      return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(h));
+    else
+      return static_cast<std::int64_t>(h);
   }
-  void reserve(std::size_t n) {
-    if (pos_ + n > cap_) grow(n);
+  ENCORE_HOT void reserve(std::size_t n) {
+    if (pos_ + n > cap_) [[unlikely]]
+      grow(n);
   }
   void grow(std::size_t n);
   void write_times() noexcept;
   void commit() noexcept;
   void read_counters() noexcept;
   void emit_send_hashes();
-  void begin_extra(event_format::Extra tag);
+  ENCORE_HOT void begin_extra(event_format::Extra tag) noexcept {
+    extras_ = true;
+    put_uint(static_cast<std::uint8_t>(tag));
+  }
+  void emit_send_hash(std::uint64_t hash, std::uint64_t bytes) noexcept {
+    begin_extra(event_format::Extra::send_hash);
+    reserve(8);
+    store_le(buf_ + pos_, hash);
+    pos_ += 8;
+    put_uint(bytes);
+  }
   void complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
                      std::vector<RequestSlot>& retired);
   void put_request_ref(const RequestInfo* info);
-  void put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag, MPI_Count bytes);
+  ENCORE_HOT void put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag,
+                                    MPI_Count bytes) noexcept {
+    reserve(5 * kMaxVarintBytes);
+    pos_ += encode_uvarint(bits, buf_ + pos_);
+    pos_ += encode_svarint(source, buf_ + pos_);
+    pos_ += encode_svarint(tag, buf_ + pos_);
+    pos_ += encode_uvarint(static_cast<std::uint64_t>(bytes), buf_ + pos_);
+    buf_[pos_++] = std::byte{0};  // error: svarint 0
+  }
   void put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
                           bool null_request);
   void put_members(MPI_Group g);
@@ -204,6 +263,7 @@ class Call {
   Recorder* rec_ = nullptr;
   ThreadStream* ts_ = nullptr;
   bool active_ = false;
+  bool in_place_ = false;  // buf_ is the events segment itself, not the scratch buffer
   bool extras_ = false;
   bool heavy_ = false;  // the tool did more than encode: measure its time exactly
   int rc_ = MPI_SUCCESS;
@@ -211,7 +271,8 @@ class Call {
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
   std::uint64_t end_ns_ = 0;
-  std::byte times_[3 * kMaxVarintBytes];  // gap, duration, overhead: the times column
+  // gap, duration, overhead: the times column (3 varints, at most 30 bytes; copied whole)
+  std::byte times_[ThreadStream::kTimesSlot];
   std::size_t times_len_ = 0;
   std::byte* buf_ = nullptr;
   std::size_t cap_ = 0;

@@ -20,6 +20,7 @@ int record_init(fn::Id id, std::uint64_t t1, std::uint64_t t2, int rc, const int
   if (!c.active()) return rc;
   c.set_begin(t1);
   c.end_at(t2, rc);
+  c.mark_heavy();
   if (provided) c.put_int(required);
   c.put_int_ptr(argc);
   if (provided) c.put_int(*provided);

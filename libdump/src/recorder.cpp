@@ -28,23 +28,6 @@ namespace {
 // Start the clock when the library is loaded, so calibration spans MPI_Init.
 [[maybe_unused]] const bool clock_started = (capture_clock(), true);
 
-std::vector<std::string> command_line() {
-  std::vector<std::string> args;
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  return args;
-}
-
-std::string iso_time(std::int64_t unix_ns) {
-  const std::time_t secs = unix_ns / 1'000'000'000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // What every rank tells rank 0 for the manifest.
 struct RankReport {
   char host[MPI_MAX_PROCESSOR_NAME];
@@ -68,11 +51,9 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
   m.kind = TraceKind::capture;
   m.tool_version = ENCORE_VERSION;
   m.nprocs = static_cast<std::uint32_t>(rec.nprocs);
-  m.command = command_line();
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  m.start_time_unix_ns = now.tv_sec * 1'000'000'000ll + now.tv_nsec;
-  m.start_time_iso = iso_time(m.start_time_unix_ns);
+  m.command = process_command_line();
+  m.start_time_unix_ns = unix_time_ns();
+  m.start_time_iso = iso_utc(m.start_time_unix_ns);
   m.mpi_library_version = library_version();
   m.function_table.hash = std::string(kFunctionTableHash);
   for (const auto& f : function_table()) m.function_table.functions.emplace_back(f.name);
@@ -143,9 +124,9 @@ ThreadStream* Recorder::register_thread() {
   std::lock_guard lock(threads_mu_);
   if (!writer || threads_.size() >= 0xffff) return nullptr;
   auto stream = std::make_unique<ThreadStream>(static_cast<std::uint16_t>(threads_.size()), pool);
-  // The main thread's first gap counts from the library's load; other threads' from their start.
-  stream->last_t2_ns = stream->last_t3_ns = threads_.empty() ? 0 : clock.to_ns(clock.ticks());
-  stream->last_end_ns = stream->last_t3_ns;
+  // Every thread's first gap counts from the clock's zero (the library's load): its first
+  // chunk's base is 0, and a reader adds the gaps to it. (Counting a later thread's from its
+  // start put all its times off by that start once it had a second chunk.)
   ThreadStream* s = stream.get();
   if (counters_on && !s->counters.start(options.papi_events)) {
     std::fprintf(stderr, "encore: rank %d: PAPI refused an event set for a new thread; its "
@@ -174,6 +155,7 @@ void Recorder::start(int thread_level) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rec->rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &rec->nprocs);
   rec->payload_on = opts.records_payload_of(rec->rank);
+  rec->convert_payload = opts.payload_byte_order() != host_byte_order();
   rec->counter_setup = setup_counters(opts.papi_events);
   rec->counters_on = rec->counter_setup.available;
   if (!opts.papi_events.empty() && !rec->counters_on && rec->rank == 0) {

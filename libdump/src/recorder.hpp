@@ -56,6 +56,7 @@ class Recorder {
   int rank = 0;
   int nprocs = 1;
   bool payload_on = true;
+  bool convert_payload = false;  // payloads are written in the other byte order than the host's
   bool multiple = false;  // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
   CounterSetup counter_setup;

@@ -53,7 +53,7 @@ void ThreadStream::roll_payload() {
   pl_used_ = 0;
 }
 
-std::uint64_t ThreadStream::append_payload(std::span<const std::byte> bytes) {
+std::uint64_t ThreadStream::append_payload_split(std::span<const std::byte> bytes) {
   const std::uint64_t at = payload_;
   while (!bytes.empty()) {
     if (pl_used_ == pl_->capacity()) roll_payload();
@@ -69,12 +69,6 @@ std::byte* ThreadStream::reserve_payload(std::size_t n) {
   if (n > kPayloadSegmentBytes) return nullptr;
   if (pl_used_ + n > pl_->capacity()) roll_payload();
   return pl_->data() + pl_used_;
-}
-
-void ThreadStream::commit_payload(std::size_t n) {
-  pl_used_ += n;
-  payload_ += n;
-  pl_->publish({pl_used_, 0, 0, payload_});
 }
 
 void ThreadStream::seal_all() {

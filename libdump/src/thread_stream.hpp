@@ -2,8 +2,8 @@
 // segments it sealed and the writer has not drained yet, and its position in the stream.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -43,16 +43,47 @@ class ThreadStream {
     ++events_;
     ev_->publish({ev_used_, events_, end_ns, payload_, ev_times_});
   }
+  // Encoding in place: a call writes its body straight into the current events segment, past
+  // the published mark (the writer never reads there), and commits it without a copy. The
+  // times are copied as a fixed kTimesSlot-byte block, so that much room must be left.
+  static constexpr std::size_t kTimesSlot = 32;
+  std::byte* body_cursor() noexcept { return ev_ ? ev_->body_data() + ev_used_ : nullptr; }
+  std::size_t body_room() const noexcept { return ev_ ? ev_->body_capacity() - ev_used_ : 0; }
+  bool times_fit() const noexcept { return ev_ && ev_times_ + kTimesSlot <= ev_->times_capacity(); }
+  // Commits the body already at body_cursor() (`body` bytes) and `times_len` bytes of `times`.
+  void commit_in_place(const std::byte (&times)[kTimesSlot], std::size_t times_len,
+                       std::size_t body, std::uint64_t end_ns) noexcept {
+    std::memcpy(ev_->times_data() + ev_times_, times, kTimesSlot);
+    ev_times_ += times_len;
+    ev_used_ += body;
+    ++events_;
+    ev_->publish({ev_used_, events_, end_ns, payload_, ev_times_});
+  }
+
   // Appends payload bytes; returns where they start in the payload stream.
-  std::uint64_t append_payload(std::span<const std::byte> bytes);
+  std::uint64_t append_payload(std::span<const std::byte> bytes) {
+    if (pl_used_ + bytes.size() > pl_->capacity()) return append_payload_split(bytes);
+    const std::uint64_t at = payload_;
+    std::memcpy(pl_->data() + pl_used_, bytes.data(), bytes.size());
+    commit_payload(bytes.size());
+    return at;
+  }
   // Room for `n` payload bytes written in place (at most one segment): the caller fills
   // them, then calls commit_payload(n). Returns nullptr if n exceeds a segment.
   std::byte* reserve_payload(std::size_t n);
-  void commit_payload(std::size_t n);
+  void commit_payload(std::size_t n) noexcept {
+    pl_used_ += n;
+    payload_ += n;
+    pl_->publish({pl_used_, 0, 0, payload_});
+  }
 
   std::uint64_t events() const noexcept { return events_; }
   std::uint64_t payload_bytes() const noexcept { return payload_; }
-  std::uint64_t take_stall_ns() noexcept { auto s = stall_ns_; stall_ns_ = 0; return s; }
+  std::uint64_t take_stall_ns() noexcept {
+    auto s = stall_ns_;
+    stall_ns_ = 0;
+    return s;
+  }
   std::uint64_t total_stall_ns() const noexcept { return total_stall_ns_; }
 
   // Seals the current segments so the writer drains everything (finalize, abort).
@@ -70,25 +101,31 @@ class ThreadStream {
 
   // Hot-path state kept with the stream (owned by the application thread) --------------------
   bool in_tool = false;
-  std::uint64_t last_t2_ns = 0;    // when the previous call's PMPI work ended (raw ns)
-  std::uint64_t last_t3_ns = 0;    // when the previous call's tool work ended (raw ns)
-  std::uint64_t last_end_ns = 0;   // corrected end of the previous event
-  std::uint64_t overhead_ns = 0;   // sum of all overhead charged so far
-  std::uint64_t light_tail_ns = 0; // running mean of a light call's post-PMPI tool time
-  unsigned light_calls = 0;        // light calls since the last measured one
-  std::vector<std::byte> scratch;    // the event being encoded
-  std::vector<std::byte> pack_buf;   // packing non-contiguous data
+  std::uint64_t last_t2_ns = 0;               // when the previous call's PMPI work ended (raw ns)
+  std::uint64_t last_t3_ns = 0;               // when the previous call's tool work ended (raw ns)
+  std::uint64_t last_end_ns = 0;              // corrected end of the previous event
+  std::uint64_t overhead_ns = 0;              // sum of all overhead charged so far
+  std::uint64_t light_tail_ns = 0;  // estimate of a light call's post-PMPI tool time
+  unsigned light_calls = 0;         // light calls since the last measured one
+  // The last measured light tails: the estimate is their median, so one sample stretched by
+  // a preemption is not charged to every light call that follows.
+  static constexpr unsigned kTailSamples = 7;
+  std::uint64_t tail_samples[kTailSamples] = {};
+  unsigned tail_count = 0;
+  std::vector<std::byte> scratch;             // the event being encoded
+  std::vector<std::byte> pack_buf;            // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
-  std::vector<int> request_scratch;            // request handles before a completion call
+  std::vector<int> request_scratch;           // request handles before a completion call
   struct PendingHash {
     std::uint64_t hash;
     std::uint64_t bytes;
   };
-  std::vector<PendingHash> send_hashes;        // of the call being recorded
-  ThreadCounters counters;                     // PAPI, when enabled
+  std::vector<PendingHash> send_hashes;  // of the call being recorded
+  ThreadCounters counters;               // PAPI, when enabled
   std::vector<long long> counter_deltas;
 
  private:
+  std::uint64_t append_payload_split(std::span<const std::byte> bytes);
   void roll_events(std::size_t need);
   void roll_payload();
   void seal(Segment* s, bool events);

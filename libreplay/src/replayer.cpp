@@ -60,18 +60,31 @@ ReplayOptions ReplayOptions::from_environment() {
   char* end = nullptr;
   const long r = std::strtol(rank.c_str(), &end, 10);
   if (*end || r < 0) {
-    std::fprintf(stderr, "encore replay: ENCORE_REPLAY_RANK=%s is not a rank number\n", rank.c_str());
+    std::fprintf(stderr, "encore replay: ENCORE_REPLAY_RANK=%s is not a rank number\n",
+                 rank.c_str());
     std::exit(kReplayErrorExit);
   }
   o.rank = static_cast<std::uint32_t>(r);
   o.wtime_recorded = get("ENCORE_REPLAY_WTIME") == "recorded";
   o.quiet = get("ENCORE_QUIET") == "1";
+  o.profile = get("ENCORE_REPLAY_PROFILE");
   return o;
 }
 
 Replayer& Replayer::start() {
-  if (!instance_) instance_ = new Replayer(ReplayOptions::from_environment());
+  if (!instance_) {
+    instance_ = new Replayer(ReplayOptions::from_environment());
+    // A program that exits without MPI_Finalize leaves a profile marked aborted, not a cut one.
+    std::atexit([] {
+      if (instance_ && instance_->profile_) instance_->profile_->close(RankStatus::aborted);
+    });
+  }
   return *instance_;
+}
+
+void Replayer::finish() noexcept {
+  finished_ = true;
+  if (profile_) profile_->close(RankStatus::complete);
 }
 
 Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
@@ -89,8 +102,11 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
                    options_.trace.c_str(), manifest_.function_table.hash.c_str(),
                    std::string(kFunctionTableHash).c_str());
     }
-    events_ = std::make_unique<RankEventReader>(dir.events_path(options_.rank));
+    events_ = std::make_unique<OrderedEventReader>(dir.events_path(options_.rank));
     payload_ = std::make_unique<RankPayloadReader>(dir.payload_path(options_.rank));
+    if (!options_.profile.empty())
+      profile_ = std::make_unique<ReplayProfile>(options_.profile, options_.trace, manifest_,
+                                                 options_.rank);
   } catch (const Error& e) {
     fail(e.what());
   }
@@ -215,6 +231,7 @@ RequestState* Replayer::request(MPI_Request r) {
 void Replayer::drop_request(MPI_Request r) { requests_.erase(r); }
 
 void Replayer::fail(const std::string& message) {
+  if (profile_) profile_->close(RankStatus::aborted);  // readable up to the last good call
   std::fflush(stdout);
   std::fprintf(stderr, "encore replay: %s\n", message.c_str());
   std::exit(kReplayErrorExit);

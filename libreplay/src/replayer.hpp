@@ -3,8 +3,6 @@
 // for the objects the recorded run created, and feeds received data from the payload stream.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,11 +10,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "replay_profile.hpp"
+#include "replay_types.hpp"
+#include <mpi.h>
+
 #include "encore/event.hpp"
-#include "encore/event_reader.hpp"
+#include "encore/ordered_event_reader.hpp"
 #include "encore/manifest.hpp"
 #include "encore/payload_reader.hpp"
-#include "replay_types.hpp"
 
 namespace encore::replay {
 
@@ -24,10 +25,11 @@ namespace encore::replay {
 inline constexpr int kReplayErrorExit = 86;
 
 struct ReplayOptions {
-  std::string trace;          // ENCORE_REPLAY_TRACE
-  std::uint32_t rank = 0;     // ENCORE_REPLAY_RANK
+  std::string trace;            // ENCORE_REPLAY_TRACE
+  std::uint32_t rank = 0;       // ENCORE_REPLAY_RANK
   bool wtime_recorded = false;  // ENCORE_REPLAY_WTIME=recorded
-  bool quiet = false;         // ENCORE_QUIET=1
+  bool quiet = false;           // ENCORE_QUIET=1
+  std::string profile;          // ENCORE_REPLAY_PROFILE: directory of the replay profile, if any
   // ENCORE_REPLAY_CONFIG names a file of KEY=VALUE lines with the same keys.
   static ReplayOptions from_environment();
 };
@@ -69,7 +71,12 @@ class Replayer {
   void advance();  // the current event has been replayed
   std::uint64_t index() const noexcept { return index_; }
   bool finished() const noexcept { return finished_; }
-  void finish() noexcept { finished_ = true; }
+  // After MPI_Finalize: no more calls are replayed; the profile is closed as complete.
+  void finish() noexcept;
+  // The profile being written, or nullptr.
+  ReplayProfile* profile() noexcept { return profile_.get(); }
+  // The current event, for the profile to take over once the call is done.
+  Event& current() noexcept { return current_; }
   // Why the trace ended where it did (empty if it holds the whole run).
   std::string end_problem() const;
 
@@ -106,8 +113,9 @@ class Replayer {
   ReplayOptions options_;
   Manifest manifest_;
   Types types_;
-  std::unique_ptr<RankEventReader> events_;
+  std::unique_ptr<OrderedEventReader> events_;  // in call order across threads
   std::unique_ptr<RankPayloadReader> payload_;
+  std::unique_ptr<ReplayProfile> profile_;
   Event current_;
   bool have_current_ = false;
   bool finished_ = false;

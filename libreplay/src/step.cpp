@@ -1,10 +1,9 @@
 #include "step.hpp"
 
-#include <xxhash.h>
-
 #include <cstring>
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include "encore/byte_order.hpp"
 #include "encore/event_format.hpp"
@@ -15,6 +14,7 @@ namespace encore::replay {
 namespace ef = event_format;
 
 Step::Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
+  if (rep_ && rep_->profile()) enter_ = rep_->profile()->ticks();
   const FunctionInfo& f = function_table()[id];
   if (!rep_) {
     std::fprintf(stderr, "encore replay: %s called before MPI_Init\n", f.name);
@@ -24,17 +24,20 @@ Step::Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
   ev_ = rep_->peek();
   if (!ev_) {
     const std::string why = rep_->end_problem();
-    rep_->fail(fmt::format("the trace of rank {} ends after event {}{}; the program went on "
-                           "with {}",
-                           rep_->options().rank, rep_->index(), why.empty() ? "" : " (" + why + ")",
-                           f.name));
+    rep_->fail(fmt::format(
+        "the trace of rank {} ends after event {}{}; the program went on "
+        "with {}",
+        rep_->options().rank, rep_->index(), why.empty() ? "" : " (" + why + ")", f.name));
   }
   if (ev_->function != id) {
     diverge(fmt::format("the program called {}", f.name));
   }
 }
 
-Step::~Step() { rep_->advance(); }
+Step::~Step() {
+  if (ReplayProfile* p = rep_->profile()) p->record(rep_->current(), enter_);
+  rep_->advance();
+}
 
 bool Step::skip(int i) const {
   const ParamInfo& p = function_table()[id_].params[static_cast<std::size_t>(i)];
@@ -56,7 +59,8 @@ void Step::in_buf(int i, const void* p) {
   if (recorded == ef::BufFlag::absent) return;
   const bool in_place = p == MPI_IN_PLACE;
   if ((recorded == ef::BufFlag::in_place) != in_place)
-    mismatch(i, static_cast<std::int64_t>(in_place ? ef::BufFlag::in_place : ef::BufFlag::normal), {});
+    mismatch(i, static_cast<std::int64_t>(in_place ? ef::BufFlag::in_place : ef::BufFlag::normal),
+             {});
 }
 
 void Step::in_datatypes(int i, const MPI_Datatype* p) {
@@ -64,15 +68,17 @@ void Step::in_datatypes(int i, const MPI_Datatype* p) {
   const auto& rec = arg(i).list;
   for (std::size_t k = 0; k < rec.size(); ++k) {
     if (rep_->datatype_id(p[k]) != static_cast<std::uint32_t>(rec[k])) {
-      mismatch(i, 0, fmt::format("[{}]={}", k, handle_name(HandleKind::datatype, rep_->datatype_id(p[k]))));
+      mismatch(
+          i, 0,
+          fmt::format("[{}]={}", k, handle_name(HandleKind::datatype, rep_->datatype_id(p[k]))));
       return;
     }
   }
 }
 
 std::string Step::recorded_call() const {
-  std::string out = fmt::format("{}({})", function_table()[ev_->function].name,
-                                describe_args(*ev_));
+  std::string out =
+      fmt::format("{}({})", function_table()[ev_->function].name, describe_args(*ev_));
   if (ev_->callsite) out += fmt::format(" at call site #{}", *ev_->callsite);
   return out;
 }
@@ -88,8 +94,11 @@ void Step::check() {
   Event actual = *ev_;
   std::string arrays;
   for (const auto& m : mismatches_) {
-    if (m.text.empty()) actual.args[static_cast<std::size_t>(m.param)].scalar = m.value;
-    else arrays += fmt::format(", {}{}", function_table()[id_].params[static_cast<std::size_t>(m.param)].name, m.text);
+    if (m.text.empty())
+      actual.args[static_cast<std::size_t>(m.param)].scalar = m.value;
+    else
+      arrays += fmt::format(
+          ", {}{}", function_table()[id_].params[static_cast<std::size_t>(m.param)].name, m.text);
   }
   const FunctionInfo& f = function_table()[id_];
   for (std::size_t i = 0; i < f.params.size(); ++i)
@@ -182,8 +191,8 @@ void write_status(const StatusRecord& s, MPI_Status* out) {
   out->MPI_TAG = static_cast<int>(s.tag);
   out->MPI_ERROR = static_cast<int>(s.error);
   out->count_lo = static_cast<int>(s.bytes & 0xffffffffu);
-  out->count_hi_and_cancelled = static_cast<int>(((s.bytes >> 32) << 1) |
-                                                 ((s.bits & ef::kStatusCancelled) ? 1 : 0));
+  out->count_hi_and_cancelled =
+      static_cast<int>(((s.bytes >> 32) << 1) | ((s.bits & ef::kStatusCancelled) ? 1 : 0));
 }
 }  // namespace
 
@@ -236,12 +245,18 @@ void Step::free_op(int i, MPI_Op* p) {
 
 std::int64_t Step::null_value(int i) const {
   switch (function_table()[id_].params[static_cast<std::size_t>(i)].handle_kind) {
-    case HandleKind::info: return MPI_INFO_NULL;
-    case HandleKind::errhandler: return MPI_ERRHANDLER_NULL;
-    case HandleKind::win: return MPI_WIN_NULL;
-    case HandleKind::message: return MPI_MESSAGE_NULL;
-    case HandleKind::request: return MPI_REQUEST_NULL;
-    default: return 0;
+    case HandleKind::info:
+      return MPI_INFO_NULL;
+    case HandleKind::errhandler:
+      return MPI_ERRHANDLER_NULL;
+    case HandleKind::win:
+      return MPI_WIN_NULL;
+    case HandleKind::message:
+      return MPI_MESSAGE_NULL;
+    case HandleKind::request:
+      return MPI_REQUEST_NULL;
+    default:
+      return 0;
   }
 }
 
@@ -307,8 +322,9 @@ void Step::unpack_payload(const PayloadRef& p, const RecvBlock& b) {
       // signature (documented limits: long double and packed bytes have no defined conversion).
       const auto runs = rep_->types().engine().signature(b.type, 4096);
       if (runs.empty())
-        throw std::runtime_error("cannot convert received data of this datatype to this host's "
-                                 "byte order");
+        throw std::runtime_error(
+            "cannot convert received data of this datatype to this host's "
+            "byte order");
       swap_elements(scratch_, runs);
     }
     rep_->types().unpack(scratch_, b.count, b.type, b.base);
@@ -324,9 +340,10 @@ void Step::fill_slot(std::uint64_t slot, const RecvBlocks& blocks) {
     while (next < blocks.size() && (blocks[next].count <= 0 || blocks[next].base == MPI_IN_PLACE))
       ++next;
     if (next == blocks.size())
-      rep_->fail(fmt::format("event {}: the trace holds more received data than the call's "
-                             "buffers describe",
-                             rep_->index()));
+      rep_->fail(
+          fmt::format("event {}: the trace holds more received data than the call's "
+                      "buffers describe",
+                      rep_->index()));
     unpack_payload(p, blocks[next++]);
   }
 }
@@ -377,7 +394,8 @@ void Step::complete_one(MPI_Request* r) {
   if (!r || *r == MPI_REQUEST_NULL || !test_says_done()) return;
   RequestState* st = rep_->request(*r);
   if (!st) return;
-  if (st->kind == RequestKind::recv || st->kind == RequestKind::collective) fill_slot(0, st->layout);
+  if (st->kind == RequestKind::recv || st->kind == RequestKind::collective)
+    fill_slot(0, st->layout);
   if (!st->persistent) {
     rep_->drop_request(*r);
     *r = MPI_REQUEST_NULL;

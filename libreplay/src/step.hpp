@@ -4,17 +4,17 @@
 // and the hooks feed received data and complete requests as the real MPI did.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "encore/event.hpp"
-#include "encore/mpi_table.hpp"
 #include "replay_types.hpp"
 #include "replayer.hpp"
+#include <mpi.h>
+
+#include "encore/event.hpp"
+#include "encore/mpi_table.hpp"
 
 namespace encore::replay {
 
@@ -40,7 +40,8 @@ class Step {
     const auto& rec = arg(i).list;
     for (std::size_t k = 0; k < rec.size(); ++k) {
       if (static_cast<std::int64_t>(p[k]) != rec[k]) {
-        mismatch(i, 0, "[" + std::to_string(k) + "]=" + std::to_string(static_cast<std::int64_t>(p[k])));
+        mismatch(i, 0,
+                 "[" + std::to_string(k) + "]=" + std::to_string(static_cast<std::int64_t>(p[k])));
         return;
       }
     }
@@ -71,8 +72,10 @@ class Step {
     (void)i;
     if (!p) return;
     const auto v = rep_->new_handle(0x7e000000u);
-    if constexpr (std::is_pointer_v<H>) *p = reinterpret_cast<H>(static_cast<std::intptr_t>(v));
-    else *p = static_cast<H>(v);
+    if constexpr (std::is_pointer_v<H>)
+      *p = reinterpret_cast<H>(static_cast<std::intptr_t>(v));
+    else
+      *p = static_cast<H>(v);
   }
   void out_request(int i, MPI_Request* p);
   void out_status(int i, MPI_Status* p);
@@ -86,8 +89,10 @@ class Step {
   void free_handle(int i, H* p) {
     (void)i;
     if (!p) return;
-    if constexpr (std::is_pointer_v<H>) *p = nullptr;
-    else *p = static_cast<H>(null_value(i));
+    if constexpr (std::is_pointer_v<H>)
+      *p = nullptr;
+    else
+      *p = static_cast<H>(null_value(i));
   }
   void commit_datatype(int i, MPI_Datatype t);
   // A derived datatype the recorded call created: built by the engine, named like the record.
@@ -118,8 +123,7 @@ class Step {
   void check_send(const void* buf, MPI_Count count, MPI_Datatype type);
   void fill_message(void* buf, MPI_Count count, MPI_Datatype type);
   void fill(const RecvBlocks& blocks);
-  void track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype type,
-                     bool persistent);
+  void track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype type, bool persistent);
   void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
   void track_collective(MPI_Request r, RecvBlocks blocks, bool persistent);
   void complete_one(MPI_Request* r);
@@ -158,6 +162,7 @@ class Step {
   std::vector<Mismatch> mismatches_;
   std::vector<std::byte> scratch_;
   std::uint32_t pending_type_id_ = 0;
+  std::uint64_t enter_ = 0;  // profile clock ticks when the program called
 };
 
 }  // namespace encore::replay

@@ -186,6 +186,9 @@ HOOKS = [
 # Statuses of completion calls are encoded knowing which request they belong to: MPI defines
 # source, tag and count only for receives, and nothing while a test says "not yet".
 STATUS_ENCODERS = {
+    # A probe that found nothing leaves the status untouched: stale memory, not recorded.
+    "MPI_Iprobe": "c.put_status(*flag ? status : nullptr, status_user == MPI_STATUS_IGNORE);",
+    "MPI_Improbe": "c.put_status(*flag ? status : nullptr, status_user == MPI_STATUS_IGNORE);",
     "MPI_Wait": "c.put_completion_status(status, status_user == MPI_STATUS_IGNORE, request_in);",
     "MPI_Test": "c.put_completion_status(*flag ? status : nullptr, "
                 "status_user == MPI_STATUS_IGNORE, request_in);",

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,6 +14,29 @@
 #include "encore/stream_file.hpp"
 
 namespace encore {
+
+std::vector<std::string> process_command_line() {
+  std::vector<std::string> args;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
+
+std::int64_t unix_time_ns() noexcept {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
+}
+
+std::string iso_utc(std::int64_t unix_ns) {
+  const std::time_t secs = unix_ns / 1'000'000'000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 Manifest load_manifest(const std::filesystem::path& path) {
   const std::string name = path.string();

@@ -205,19 +205,26 @@ Manifest manifest_from_json(const json& doc, std::string_view source) {
 
   const json& ranks = top.get("ranks");
   if (!ranks.is_array()) top.fail("ranks", "expected an array");
-  if (ranks.size() != m.nprocs)
+  // A replay profile lists only the ranks it replayed (nprocs stays the recorded world size);
+  // every other kind lists all of them, in order.
+  const bool subset = m.kind == TraceKind::replay;
+  if (subset ? (ranks.empty() || ranks.size() > m.nprocs) : ranks.size() != m.nprocs)
     top.fail("nprocs", "is " + std::to_string(m.nprocs) + " but \"ranks\" has " +
                            std::to_string(ranks.size()) + " entries");
   m.ranks.reserve(ranks.size());
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const Node r(ranks[i], "ranks[" + std::to_string(i) + "]", source);
     RankInfo info = parse_rank(r);
-    if (info.rank != i)
+    if (!subset && info.rank != i)
       r.fail(r.join("rank"), "is " + std::to_string(info.rank) + ", expected " + std::to_string(i) +
                                  " (ranks must be listed in order 0..nprocs-1)");
+    if (subset && (info.rank >= m.nprocs || (i > 0 && info.rank <= m.ranks.back().rank)))
+      r.fail(r.join("rank"), "is " + std::to_string(info.rank) +
+                                 " (replayed ranks must be below nprocs, in increasing order)");
     info.raw = ranks[i];
     m.ranks.push_back(std::move(info));
   }
+  if (subset && !top.has("replay_of")) top.fail("replay_of", "missing in a replay profile");
 
   if (top.has("replay_of")) {
     const Node replay = top.object("replay_of");

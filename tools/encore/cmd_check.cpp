@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common.hpp"
 #include <fmt/format.h>
 
-#include "common.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
 #include "encore/stream_file.hpp"
@@ -136,10 +136,10 @@ std::optional<Problem> check_events(const std::filesystem::path& path, RankResul
     const ReadResult res = r.next(c);
     if (res == ReadResult::damage) {
       const Damage& d = r.damage();
-      return Problem{state_of(d.kind),
-                     fmt::format(" at event {} (chunk {}, offset {})", out.events, d.chunk_index,
-                                 d.offset),
-                     short_reason(d.message, file, &d), d.message};
+      return Problem{
+          state_of(d.kind),
+          fmt::format(" at event {} (chunk {}, offset {})", out.events, d.chunk_index, d.offset),
+          short_reason(d.message, file, &d), d.message};
     }
     if (res == ReadResult::end) {
       if (!r.saw_trailer())
@@ -173,7 +173,8 @@ std::optional<Problem> check_events(const std::filesystem::path& path, RankResul
       threads[h.thread].events += 1;
     }
     threads[h.thread].payload = p.payload;
-    if (!decoder->problem().empty()) return at_event("corrupt", c.index, c.offset, decoder_problem());
+    if (!decoder->problem().empty())
+      return at_event("corrupt", c.index, c.offset, decoder_problem());
   }
 }
 
@@ -202,10 +203,10 @@ std::optional<Problem> check_payload(const std::filesystem::path& path, RankResu
     if (res == ReadResult::end) {
       if (r.saw_trailer()) return std::nullopt;
       const std::string what = "stream ends without its trailer (the capture did not finish)";
-      return Problem{"payload incomplete",
-                     fmt::format(" (chunk {}, offset {})", r.chunk_index(), r.offset()),
-                     std::filesystem::path(file).filename().string() + ": " + what,
-                     format_at(file, fmt::format("chunk {}: {}", r.chunk_index(), what), r.offset())};
+      return Problem{
+          "payload incomplete", fmt::format(" (chunk {}, offset {})", r.chunk_index(), r.offset()),
+          std::filesystem::path(file).filename().string() + ": " + what,
+          format_at(file, fmt::format("chunk {}: {}", r.chunk_index(), what), r.offset())};
     }
     if (c.header.kind != ChunkKind::payload) continue;
     out.chunks += 1;
@@ -220,8 +221,9 @@ RankResult check_rank(const Trace& t, std::uint32_t rank) {
     std::error_code ec;
     const auto p = t.dir.stream_path(rank, kind);
     if (!std::filesystem::is_regular_file(p, ec)) {
-      out.problem = unreadable(format_in(p.string(), "missing " + std::string(to_string(kind)) +
-                                                         " stream of rank " + std::to_string(rank)));
+      out.problem =
+          unreadable(format_in(p.string(), "missing " + std::string(to_string(kind)) +
+                                               " stream of rank " + std::to_string(rank)));
       return out;
     }
   }
@@ -261,9 +263,9 @@ RankResult check_rank(const Trace& t, std::uint32_t rank) {
   }
   for (const auto& [thread, h] : held) {
     if (h.payload != 0 && !referenced.count(thread)) {
-      out.problem = mismatch(payload_path.filename().string(),
-                             fmt::format("thread {}: {} payload bytes no event refers to", thread,
-                                         h.payload));
+      out.problem = mismatch(
+          payload_path.filename().string(),
+          fmt::format("thread {}: {} payload bytes no event refers to", thread, h.payload));
       return out;
     }
   }
@@ -271,10 +273,10 @@ RankResult check_rank(const Trace& t, std::uint32_t rank) {
     for (const auto& [thread, tt] : trailer->threads) {
       const ThreadTotals got = referenced.count(thread) ? referenced.at(thread) : ThreadTotals{};
       if (tt.events != got.events || tt.payload != got.payload) {
-        out.problem = mismatch(ev_file, fmt::format("trailer counts {} events and {} payload "
-                                                    "bytes for thread {}, the stream holds {} and {}",
-                                                    tt.events, tt.payload, thread, got.events,
-                                                    got.payload));
+        out.problem =
+            mismatch(ev_file, fmt::format("trailer counts {} events and {} payload "
+                                          "bytes for thread {}, the stream holds {} and {}",
+                                          tt.events, tt.payload, thread, got.events, got.payload));
         return out;
       }
     }
@@ -282,14 +284,15 @@ RankResult check_rank(const Trace& t, std::uint32_t rank) {
       const std::string status = trailer->status < std::size(kEndStatus)
                                      ? kEndStatus[trailer->status]
                                      : "unknown (" + std::to_string(trailer->status) + ")";
-      out.problem = Problem{"ended early", "", ev_file + ": the capture ended with status " + status,
-                            format_in(events_path.string(), "the capture ended with status " + status)};
+      out.problem =
+          Problem{"ended early", "", ev_file + ": the capture ended with status " + status,
+                  format_in(events_path.string(), "the capture ended with status " + status)};
       return out;
     }
   }
   // The manifest's counts are a summary written by rank 0; the streams, verified against
   // their own trailers, are authoritative. A disagreement is worth a warning, not a failure.
-  const RankInfo& info = t.manifest.ranks[rank];
+  const RankInfo& info = *t.manifest.rank_info(rank);
   if (info.status == RankStatus::complete && info.events != out.events) {
     out.warnings.push_back(format_in(t.dir.manifest_path().string(),
                                      fmt::format("warning: ranks[{}].events is {}, the events "
@@ -303,7 +306,7 @@ int check(const std::string& trace) {
   const Trace t = open_trace(trace);
   bool any_unreadable = false;
   bool any_problem = false;
-  for (std::uint32_t r = 0; r < t.manifest.nprocs; ++r) {
+  for (const std::uint32_t r : selected_ranks(t, std::nullopt)) {
     const RankResult res = check_rank(t, r);
     for (const auto& w : res.warnings) print_error(w);
     if (!res.problem) {
@@ -331,8 +334,9 @@ int check(const std::string& trace) {
 Subcommand add_check(CLI::App& parent) {
   auto o = std::make_shared<std::string>();
   CLI::App* app = parent.add_subcommand(
-      "check", "Validate a trace: manifest, every chunk and checksum, every event, payload "
-               "references. One line per rank.");
+      "check",
+      "Validate a trace: manifest, every chunk and checksum, every event, payload "
+      "references. One line per rank.");
   app->add_option("trace", *o, "Trace directory.")->required();
   app->footer(std::string(kExitCodesFooter) +
               "\ncheck exits 0 only if every rank is complete. Per rank it prints 'rank R: "

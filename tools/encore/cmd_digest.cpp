@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common.hpp"
 #include <fmt/format.h>
 
-#include "common.hpp"
 #include "encore/byte_order.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
@@ -99,9 +99,10 @@ std::uint64_t digest_rank(const Trace& t, std::uint32_t rank, std::optional<std:
         payload->read(ev.thread, p.offset, p.bytes, collect);
         const auto it = signatures.find(p.datatype);
         if (it == signatures.end() || it->second.empty())
-          throw Error(fmt::format("rank {} event {}: no element signature for datatype #{}, the "
-                                  "payload cannot be converted to this host's byte order",
-                                  rank, ev.index, p.datatype));
+          throw Error(
+              fmt::format("rank {} event {}: no element signature for datatype #{}, the "
+                          "payload cannot be converted to this host's byte order",
+                          rank, ev.index, p.datatype));
         swap_elements(buffer, it->second);
         sink(buffer);
       } catch (const Error& e) {
@@ -122,10 +123,7 @@ int digest(const DigestOptions& o) {
     if (!f) throw ExitError(kExitUsage, "--until-last " + o.until_last + ": no such MPI function");
     until = static_cast<std::uint16_t>(f - function_table().data());
   }
-  if (o.rank) check_rank_option(t, *o.rank);
-  const std::uint32_t first = o.rank ? static_cast<std::uint32_t>(*o.rank) : 0;
-  const std::uint32_t last = o.rank ? first + 1 : t.manifest.nprocs;
-  for (std::uint32_t r = first; r < last; ++r) {
+  for (const std::uint32_t r : selected_ranks(t, o.rank)) {
     fmt::print("digest rank={} recv={:016x}\n", r, digest_rank(t, r, until, o.as_stored));
     std::fflush(stdout);
   }

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <string>
 
+#include "common.hpp"
+#include "exporters.hpp"
 #include <fmt/format.h>
 
-#include "common.hpp"
 #include "encore/error.hpp"
-#include "exporters.hpp"
 
 namespace encore::tool {
 
@@ -27,12 +27,11 @@ Subcommand add_export(CLI::App& parent) {
     help += fmt::format("\n  {:8} {}", f.name, f.description);
   }
   CLI::App* app = parent.add_subcommand(
-      "export", "Write a captured, replayed or predicted trace in another tool's format (" +
-                    names + ").");
+      "export",
+      "Write a captured, replayed or predicted trace in another tool's format (" + names + ").");
   app->add_option("--to", args->format, help)->required();
   app->add_option("TRACE", args->trace, "Trace directory")->required();
-  app->add_option("OUT", args->out,
-                  "Output: a directory (simgrid, otf2, dumpi) or a file (chrome)")
+  app->add_option("OUT", args->out, "Output: a directory (simgrid, otf2, dumpi) or a file (chrome)")
       ->required();
   app->add_option("--host-speed", args->options.host_flops,
                   "simgrid: flop/s of the recorded hosts; compute time x speed = flops")
@@ -47,6 +46,8 @@ Subcommand add_export(CLI::App& parent) {
             if (!format)
               throw ExitError(kExitUsage, "unknown export format '" + args->format +
                                               "' (see 'encore export --help')");
+            if (!(args->options.host_flops > 0))
+              throw ExitError(kExitUsage, "--host-speed must be positive");
             args->options.progress = isatty(STDERR_FILENO) != 0;
             const auto stats = format->run(args->trace, args->out, args->options);
             std::printf("%s: %llu events -> %llu records in %s\n", args->format.c_str(),

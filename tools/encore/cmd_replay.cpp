@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "common.hpp"
+#include "launch.hpp"
 #include <fmt/format.h>
 
-#include "common.hpp"
 #include "encore/error.hpp"
-#include "launch.hpp"
 
 namespace encore::tool {
 namespace {
@@ -35,13 +35,19 @@ struct ReplayOptions {
 
 int replay(const ReplayOptions& o) {
   if (o.command.empty())
-    throw ExitError(kExitUsage, "replay: no command given (encore replay --rank R TRACE -- ./app ...)");
+    throw ExitError(kExitUsage,
+                    "replay: no command given (encore replay --rank R TRACE -- ./app ...)");
   const Trace t = open_trace(o.trace);
   check_rank_option(t, o.rank);
   require_rank_files(t, static_cast<std::uint32_t>(o.rank));
   if (!o.profile.empty()) {
-    throw ExitError(kExitUsage,
-                    "-o: replay profiles are not written yet; run without -o to replay and check");
+    const fs::path out(o.profile);
+    if (fs::exists(out / kManifestFileName))
+      throw ExitError(kExitUsage,
+                      "-o " + o.profile + ": a trace is already there; give a new directory");
+    set_env("ENCORE_REPLAY_PROFILE", fs::absolute(out).lexically_normal().string());
+  } else {
+    unsetenv("ENCORE_REPLAY_PROFILE");
   }
   const fs::path lib = find_library(kReplayLibName, "ENCORE_REPLAY_LIB", kReplayBuildPath);
   set_env("ENCORE_REPLAY_TRACE", fs::absolute(o.trace).lexically_normal().string());
@@ -68,7 +74,9 @@ Subcommand add_replay(CLI::App& parent) {
       "e.g.   encore replay --rank 3 trace -- ./app args   (no mpiexec)");
   app->add_option("trace", o->trace, "Trace directory.")->required();
   app->add_option("--rank", o->rank, "The rank to replay.")->required();
-  app->add_option("-o,--output", o->profile, "Replay profile directory (not written yet).");
+  app->add_option("-o,--output", o->profile,
+                  "Write the replay profile (this machine's compute timeline of the rank, an "
+                  "Encore trace of kind replay) to this new directory.");
   app->add_option("--wtime", o->wtime,
                   "MPI_Wtime returns this machine's clock (machine, default) or the recorded "
                   "values (recorded: programs that print timings print the same).")
@@ -81,8 +89,10 @@ Subcommand add_replay(CLI::App& parent) {
       "trace cut short), with one line on stderr saying where; 2 or 3 for bad options or an "
       "unreadable trace.");
   return {app, [o, app] {
-            if (!record_command().has_value()) o->command = app->remaining();
-            else o->command = *record_command();
+            if (!record_command().has_value())
+              o->command = app->remaining();
+            else
+              o->command = *record_command();
             return replay(*o);
           }};
 }

@@ -5,12 +5,12 @@
 #include <optional>
 #include <string>
 
+#include "common.hpp"
 #include <fmt/format.h>
 
-#include "common.hpp"
-#include "encore/event_text.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
+#include "encore/event_text.hpp"
 #include "encore/payload_reader.hpp"
 
 namespace encore::tool {
@@ -69,9 +69,8 @@ bool show_rank(const Trace& t, std::uint32_t rank, const ShowOptions& o) {
   }
   if (shown >= o.count) return true;  // stopped early on purpose
   if (!events->complete()) {
-    print_error(events->problem().empty()
-                    ? events->file().path() + ": stream ended early"
-                    : events->problem());
+    print_error(events->problem().empty() ? events->file().path() + ": stream ended early"
+                                          : events->problem());
     return false;
   }
   return true;
@@ -79,14 +78,11 @@ bool show_rank(const Trace& t, std::uint32_t rank, const ShowOptions& o) {
 
 int show(const ShowOptions& o) {
   const Trace t = open_trace(o.trace);
-  if (o.rank) check_rank_option(t, *o.rank);
-  const std::uint32_t first = o.rank ? static_cast<std::uint32_t>(*o.rank) : 0;
-  const std::uint32_t last = o.rank ? first + 1 : t.manifest.nprocs;
-  for (std::uint32_t r = first; r < last; ++r) {
+  for (const std::uint32_t r : selected_ranks(t, o.rank)) {
     if (!o.rank) {
-      const auto& info = t.manifest.ranks[r];
-      fmt::print("== rank {} ({}, pid {}, {} events, {}) ==\n", r, info.host, info.pid,
-                 info.events, to_string(info.status));
+      const auto& info = *t.manifest.rank_info(r);
+      fmt::print("== rank {} ({}, pid {}, {} events, {}) ==\n", r, info.host, info.pid, info.events,
+                 to_string(info.status));
     }
     if (!show_rank(t, r, o)) return kExitTraceProblem;
   }

@@ -9,11 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "callsite_names.hpp"
+#include "common.hpp"
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "callsite_names.hpp"
-#include "common.hpp"
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
 
@@ -138,7 +138,8 @@ std::vector<std::pair<std::uint16_t, FunctionStats>> by_count(
 std::vector<std::pair<std::uint64_t, std::uint64_t>> top_callsites(
     const std::map<std::uint64_t, std::uint64_t>& m) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> v(m.begin(), m.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   if (v.size() > kTopCallsites) v.resize(kTopCallsites);
   return v;
 }
@@ -187,7 +188,10 @@ nlohmann::json to_json(const RankStats& s, bool total, const CallsiteNames* name
   return j;
 }
 
-void print_text(const RankStats& s, const std::string& title, const CallsiteNames* names) {
+void print_text(const RankStats& s, const std::string& title, const CallsiteNames* names,
+                TraceKind kind) {
+  // Whose overhead: the capture tool's, or the replay library's (reading, checking, feeding).
+  const char* overhead_label = kind == TraceKind::replay ? "replay" : "capture";
   const auto table = function_table();
   fmt::print("{}: {} events{}, wall {}\n", title, s.events,
              s.threads.size() > 1 ? fmt::format(" on {} threads", s.threads.size()) : "",
@@ -198,8 +202,8 @@ void print_text(const RankStats& s, const std::string& title, const CallsiteName
   fmt::print("  data: received {} ({} B) in {} payloads, sent {} ({} B) in {} hashed sends\n",
              format_bytes(s.bytes_received), s.bytes_received, s.payloads,
              format_bytes(s.bytes_sent), s.bytes_sent, s.sends);
-  fmt::print("  capture: overhead {}, {} stalls ({})\n", format_duration(s.overhead_ns), s.stalls,
-             format_duration(s.stall_ns));
+  fmt::print("  {}: overhead {}, {} stalls ({})\n", overhead_label, format_duration(s.overhead_ns),
+             s.stalls, format_duration(s.stall_ns));
   if (s.errors != 0) fmt::print("  failed calls (rc != MPI_SUCCESS): {}\n", s.errors);
   fmt::print("  calls:\n");
   std::string opaque;
@@ -229,21 +233,24 @@ int stats(const StatsOptions& o) {
   doc["trace"] = o.trace;
   doc["nprocs"] = t.manifest.nprocs;
   doc["ranks"] = nlohmann::json::array();
-  for (std::uint32_t r = 0; r < t.manifest.nprocs; ++r) {
+  for (const std::uint32_t r : selected_ranks(t, std::nullopt)) {
     RankStats s = collect(t, r);
     total.add(s);
     std::optional<CallsiteNames> names;
     if (!s.callsites.empty()) names.emplace(t.dir.root(), r);
     const CallsiteNames* n = names && !names->empty() ? &*names : nullptr;
-    if (o.json) doc["ranks"].push_back(to_json(s, false, n));
-    else print_text(s, fmt::format("rank {}", r), n);
+    if (o.json)
+      doc["ranks"].push_back(to_json(s, false, n));
+    else
+      print_text(s, fmt::format("rank {}", r), n, t.manifest.kind);
     if (!s.complete) ranks.push_back(std::move(s));  // only the problems are kept
   }
   if (o.json) {
     doc["total"] = to_json(total, true, nullptr);
     fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   } else {
-    print_text(total, fmt::format("total ({} ranks)", t.manifest.nprocs), nullptr);
+    print_text(total, fmt::format("total ({} ranks)", t.manifest.ranks.size()), nullptr,
+               t.manifest.kind);
   }
   for (const RankStats& s : ranks) print_error(s.problem);
   return ranks.empty() ? kExitOk : kExitTraceProblem;

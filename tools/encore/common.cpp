@@ -42,8 +42,8 @@ Trace open_trace(const std::filesystem::path& root) {
     throw ExitError(kExitUnreadable,
                     format_in(manifest.string(),
                               "function_table.hash: the trace was recorded with MPI function "
-                              "table " + t.manifest.function_table.hash +
-                                  ", this encore decodes table " +
+                              "table " +
+                                  t.manifest.function_table.hash + ", this encore decodes table " +
                                   std::string(kFunctionTableHash) +
                                   " (recorded with another MPI library or Encore build)"));
   }
@@ -67,7 +67,23 @@ void check_rank_option(const Trace& t, std::int64_t rank) {
     throw ExitError(kExitUsage, fmt::format("--rank {}: the trace has ranks 0..{}", rank,
                                             static_cast<std::int64_t>(t.manifest.nprocs) - 1));
   }
+  if (!t.manifest.rank_info(static_cast<std::uint32_t>(rank))) {
+    std::string held;
+    for (const auto& r : t.manifest.ranks)
+      held += (held.empty() ? "" : ", ") + std::to_string(r.rank);
+    throw ExitError(kExitUsage, fmt::format("--rank {}: this {} holds rank(s) {} only", rank,
+                                            to_string(t.manifest.kind), held));
+  }
 }
 
+std::vector<std::uint32_t> selected_ranks(const Trace& t, std::optional<std::int64_t> rank) {
+  if (rank) {
+    check_rank_option(t, *rank);
+    return {static_cast<std::uint32_t>(*rank)};
+  }
+  std::vector<std::uint32_t> out;
+  for (const auto& r : t.manifest.ranks) out.push_back(r.rank);
+  return out;
+}
 
 }  // namespace encore::tool

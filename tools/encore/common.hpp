@@ -76,6 +76,9 @@ Trace open_trace(const std::filesystem::path& root);
 void require_rank_files(const Trace& t, std::uint32_t rank);
 // Throws ExitError(kExitUsage) if rank is out of range.
 void check_rank_option(const Trace& t, std::int64_t rank);
+// The ranks a command walks: `rank` alone if given (checked), else every rank the trace holds
+// (all of them, or the replayed ones of a replay profile).
+std::vector<std::uint32_t> selected_ranks(const Trace& t, std::optional<std::int64_t> rank);
 
 
 }  // namespace encore::tool

@@ -88,6 +88,14 @@ struct Manifest {
   std::vector<RankInfo> ranks;
   std::optional<ReplayOf> replay_of;  // kind replay only
   nlohmann::json raw;                 // the document as loaded; unknown keys survive a save
+
+  // The entry of `rank`, or nullptr if the trace does not hold it (a replay profile holds only
+  // the ranks it replayed).
+  const RankInfo* rank_info(std::uint32_t rank) const noexcept {
+    for (const RankInfo& r : ranks)
+      if (r.rank == rank) return &r;
+    return nullptr;
+  }
 };
 
 // Validates and converts. `source` (usually the file path) prefixes error
@@ -100,6 +108,12 @@ Manifest manifest_from_json(const nlohmann::json& doc, std::string_view source);
 nlohmann::json manifest_to_json(const Manifest& m);
 
 Manifest load_manifest(const std::filesystem::path& path);
+
+// For writers filling in "command" and the start time: this process's command line
+// (/proc/self/cmdline), the wall clock now, and its ISO 8601 UTC form.
+std::vector<std::string> process_command_line();
+std::int64_t unix_time_ns() noexcept;
+std::string iso_utc(std::int64_t unix_ns);
 
 // Validates, then writes a temporary file next to `path` and renames it over
 // `path`, so readers see the old or the new manifest, never a partial one.

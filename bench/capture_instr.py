@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Capture cost in instructions, counted by callgrind: repeatable when the machine is busy, where
+wall-clock ratios are not (bench/capture.py). For each loop of bench_capture_loops it records
+the program under `encore record` with both ranks under valgrind --tool=callgrind, and prints,
+per MPI function, the instructions the tool spends per call: the shim's inclusive count minus
+that of the PMPI call it makes, divided by the number of calls (clock reads count as one
+instruction each; their time is not in these figures).
+
+  bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so]
+
+Needs valgrind (not a dependency of the build).
+"""
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+
+from benchlib import run
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+SHIM = re.compile(r"\s*([\d,]+) .*\*  .*dump_shims\.cpp:(MPI_\w+) ")
+PMPI = re.compile(r"\s*([\d,]+) .*>   \?\?\?:P(MPI_\w+) \(([\d,]+)x\)")
+
+
+def per_call(callgrind_file):
+    """{function: (calls, tool instructions per call)} from one rank's callgrind output."""
+    out = subprocess.run(["callgrind_annotate", "--tree=calling", "--inclusive=yes",
+                          "--threshold=100", str(callgrind_file)],
+                         capture_output=True, text=True, check=True).stdout
+    shims, current = {}, None
+    for line in out.splitlines():
+        if m := SHIM.match(line):
+            current = m.group(2)
+            shims[current] = [int(m.group(1).replace(",", "")), 0, 0]
+        elif not line.strip():
+            current = None
+        elif current and (m := PMPI.match(line)) and m.group(2) == current:
+            shims[current][1] = int(m.group(1).replace(",", ""))
+            shims[current][2] = int(m.group(3).replace(",", ""))
+    return {f: (n, (total - pmpi) / n) for f, (total, pmpi, n) in shims.items() if n}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--iters", type=int, default=20000, help="ping-pong iterations (iprobe: 1/4)")
+    ap.add_argument("--lib", help="the capture library to measure (default: the build's)")
+    args = ap.parse_args()
+    if not shutil.which("valgrind"):
+        raise SystemExit("capture_instr.py: valgrind is not installed")
+    build = pathlib.Path(args.build)
+    tool = build / "tools/encore/encore"
+    loops_bin = build / "bench/bench_capture_loops"
+    env = {"ENCORE_DUMP_LIB": str(pathlib.Path(args.lib).resolve())} if args.lib else {}
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-instr-"))
+    print("tool instructions per call (callgrind), per rank\n")
+    for loop in ("pingpong8", "iprobe"):
+        out = tmp / loop
+        out.mkdir()
+        run([str(tool), "record", "-o", str(out / "trace"), "--quiet", "--", "mpiexec", "-n", "2",
+             "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
+             str(loops_bin), str(args.iters), "0", loop], env=env)
+        for rank, f in enumerate(sorted(out.glob("cg.*"), key=lambda p: int(p.suffix[1:]))):
+            for fn, (calls, instr) in sorted(per_call(f).items()):
+                if calls >= 1000:
+                    print(f"{loop:10s} process {rank}  {fn:12s} {calls:8d} calls  {instr:7.0f} instr/call")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

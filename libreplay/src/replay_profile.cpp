@@ -1,0 +1,155 @@
+#include "replay_profile.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "encore/error.hpp"
+#include "encore/trace_dir.hpp"
+
+#ifndef ENCORE_VERSION
+#define ENCORE_VERSION "unknown"
+#endif
+
+namespace encore::replay {
+namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// What the replay ran on: the profile is only meaningful next to it.
+nlohmann::json machine() {
+  std::string model;
+  double mhz = 0;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && model.empty()) model = value;
+    if (key == "cpu MHz" && mhz == 0) mhz = std::atof(value.c_str());
+  }
+  return {{"host", host_name()},
+          {"cpu_model", model},
+          {"cpu_mhz", mhz},
+          {"logical_cpus", std::thread::hardware_concurrency()}};
+}
+
+}  // namespace
+
+ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
+                             const std::filesystem::path& recorded_trace, const Manifest& recorded,
+                             std::uint32_t rank)
+    : dir_(dir),
+      rank_(rank),
+      clock_(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic) {
+  clock_.calibrate();
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec)
+    throw Error(format_in(dir_.string(), "cannot create the profile directory: " + ec.message()));
+  const TraceDir out(dir_);
+  if (std::filesystem::exists(out.manifest_path()))
+    throw Error(format_in(out.manifest_path().string(),
+                          "a trace is already there; give a new directory to -o"));
+  Manifest& m = manifest_;
+  m.kind = TraceKind::replay;
+  m.tool_version = ENCORE_VERSION;
+  m.nprocs = recorded.nprocs;
+  m.command = process_command_line();
+  m.start_time_unix_ns = unix_time_ns();
+  m.start_time_iso = iso_utc(m.start_time_unix_ns);
+  m.mpi_library_version = "Encore replay of: " + recorded.mpi_library_version;
+  m.function_table = recorded.function_table;
+  m.options = {{"call_durations",
+                "zero: replayed calls do not communicate; their time in the "
+                "replay library is overhead"},
+               {"callsites", "as recorded"}};
+  m.papi.reason = "not requested";
+  m.clock.source = std::string(to_string(clock_.source()));
+  m.clock.resolution_ns = clock_.resolution_ns();
+  m.replay_of =
+      ReplayOf{std::filesystem::absolute(recorded_trace).lexically_normal().string(), rank};
+  const RankInfo* rec = recorded.rank_info(rank);
+  RankInfo info = rec ? *rec : RankInfo{};
+  info.rank = rank;
+  info.host = host_name();
+  info.pid = getpid();
+  info.byte_order = host_byte_order();
+  info.clock_offset_ns = 0;
+  info.status = RankStatus::running;
+  info.events = 0;
+  info.payload_bytes = 0;
+  info.raw = nlohmann::json::object();
+  m.ranks = {info};
+  m.raw = {{"machine", machine()}};
+  writer_ = std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank);
+  save_manifest(m, out.manifest_path());
+  const auto sites = fmt::format("rank-{:05}.callsites.json", rank);
+  if (std::filesystem::exists(recorded_trace / sites))
+    std::filesystem::copy_file(recorded_trace / sites, dir_ / sites,
+                               std::filesystem::copy_options::overwrite_existing, ec);
+}
+
+ReplayProfile::~ReplayProfile() = default;
+
+bool ReplayProfile::record(Event& ev, std::uint64_t enter) noexcept {
+  if (failed_ || closed_) return false;
+  if (first_) {
+    last_leave_ = enter;  // the profile starts at the first call, as a capture does
+    first_ = false;
+  }
+  const std::uint64_t gap = clock_.to_ns(enter) - clock_.to_ns(last_leave_);
+  ev.start_ns = now_ns_ + gap;
+  ev.end_ns = ev.start_ns;
+  ev.overhead_ns = pending_overhead_;
+  ev.payloads.clear();    // the profile holds no received data ...
+  ev.signatures.clear();  // ... so no signatures to convert it either
+  ev.counters.clear();
+  ev.stall_ns = 0;
+  try {
+    writer_->write(ev);
+  } catch (const std::exception& e) {
+    fail(e.what());
+    return false;
+  }
+  now_ns_ = ev.end_ns;
+  compute_ns_ += gap;
+  total_overhead_ns_ += pending_overhead_;
+  const std::uint64_t leave = clock_.ticks();
+  pending_overhead_ = clock_.to_ns(leave) - clock_.to_ns(enter);
+  last_leave_ = leave;
+  return true;
+}
+
+void ReplayProfile::fail(const std::string& what) noexcept {
+  failed_ = true;
+  std::fprintf(stderr, "encore replay: the replay profile stops here: %s\n", what.c_str());
+}
+
+void ReplayProfile::close(RankStatus status) noexcept {
+  if (closed_) return;
+  closed_ = true;
+  try {
+    if (!failed_) writer_->close(status == RankStatus::complete ? 0 : 1);
+    RankInfo& info = manifest_.ranks.front();
+    info.status = failed_ ? RankStatus::aborted : status;
+    info.events = writer_->events();
+    manifest_.raw["replay"] = {{"compute_ns", compute_ns_},
+                               {"replay_overhead_ns", total_overhead_ns_ + pending_overhead_}};
+    save_manifest(manifest_, TraceDir(dir_).manifest_path());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "encore replay: cannot finish the replay profile: %s\n", e.what());
+  }
+}
+
+}  // namespace encore::replay

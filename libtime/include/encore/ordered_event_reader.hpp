@@ -1,0 +1,38 @@
+// One rank's events in the order its threads made the calls. A rank whose MPI calls come from
+// several threads (MPI_THREAD_SERIALIZED or MULTIPLE) has one stream per thread, and their
+// chunks reach the file in flush order, not call order; this reader merges them by start time
+// (the raw clock, which all threads of a rank share). A first pass over the chunk headers
+// (headers only: cheap) counts each thread's events, so the merge knows which threads still
+// have events to come and never waits for a thread that is done. A one-thread rank is passed
+// through as it is read. Memory: the events between the threads' chunks in the file.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "encore/event_reader.hpp"
+
+namespace encore {
+
+class OrderedEventReader {
+ public:
+  // Throws Error if the file is missing or its header is bad.
+  explicit OrderedEventReader(const std::filesystem::path& events_file);
+
+  // The next event in call order, or false at the end of what can be read.
+  bool next(Event& out);
+  bool complete() const noexcept { return reader_.complete(); }
+  const std::string& problem() const noexcept { return reader_.problem(); }
+  std::size_t threads() const noexcept { return remaining_.size(); }
+
+ private:
+  RankEventReader reader_;
+  std::map<std::uint16_t, std::uint64_t> remaining_;  // events of each thread not read yet
+  std::map<std::uint16_t, std::deque<Event>> buffered_;
+  bool exhausted_ = false;
+};
+
+}  // namespace encore

@@ -1,0 +1,91 @@
+"""Replay profiles (`encore replay -o DIR`): an Encore trace of kind "replay" holding the
+replayed rank's calls in the recorded order with this machine's compute timeline, which
+`encore check/show/stats` read; written up to the divergence when the program diverges."""
+import json
+import re
+
+import harness
+
+
+def show_calls(trace, *args):
+    """(function, arguments) per line of `encore show`, times left out."""
+    out = harness.run([harness.TOOL, "show", str(trace), *args]).stdout
+    calls = []
+    for line in out.splitlines():
+        m = re.match(r"^r\d+ t(\d+) #(\d+) (\S+)\s+\S+ ms \+\S+\s*(.*)$", line)
+        if m:
+            # Received-data annotations exist only in the capture (the profile holds no data).
+            calls.append((m.group(1), m.group(2), m.group(3), re.sub(r" recv (\[\d+\])?\d.*$", "", m.group(4))))
+    return calls
+
+
+def stats(trace):
+    return json.loads(harness.run([harness.TOOL, "stats", "--json", str(trace)]).stdout)
+
+
+class ReplayProfile(harness.TempDirTest):
+    def replay(self, trace, rank, profile, *args, check=True):
+        return harness.run([harness.TOOL, "replay", "--rank", str(rank), "-o", str(profile),
+                            "--wtime", "recorded", str(trace), "--", harness.example("halo2d"),
+                            *map(str, args)], check=check, timeout=120)
+
+    def test_profile_of_each_rank(self):
+        trace = self.tmp / "halo"
+        harness.record(trace, 2, harness.example("halo2d"))
+        recorded = stats(trace)
+        for rank in range(2):
+            with self.subTest(rank=rank):
+                prof = self.tmp / f"prof{rank}"
+                self.replay(trace, rank, prof)
+                manifest = json.loads((prof / "manifest.json").read_text())
+                self.assertEqual(manifest["kind"], "replay")
+                self.assertEqual(manifest["nprocs"], 2)
+                self.assertEqual(manifest["replay_of"]["rank"], rank)
+                self.assertEqual(manifest["replay_of"]["trace"], str(trace.resolve()))
+                self.assertEqual([r["rank"] for r in manifest["ranks"]], [rank])
+                self.assertEqual(manifest["ranks"][0]["status"], "complete")
+                self.assertIn("cpu_model", manifest["machine"])
+                check = harness.run([harness.TOOL, "check", str(prof)]).stdout
+                self.assertRegex(check, rf"^rank {rank}: complete \(")
+                # The same calls with the same arguments, in the same order.
+                self.assertEqual(show_calls(prof), show_calls(trace, "--rank", str(rank)))
+                s = stats(prof)
+                self.assertEqual(len(s["ranks"]), 1)
+                r = s["ranks"][0]
+                self.assertEqual(r["events"], recorded["ranks"][rank]["events"])
+                self.assertEqual(r["mpi_ns"], 0)  # replayed calls communicate with nobody
+                self.assertGreater(r["compute_ns"], 0)
+                self.assertGreater(r["overhead_ns"], 0)  # the replay's own cost, kept apart
+                self.assertEqual(r["bytes_sent"], recorded["ranks"][rank]["bytes_sent"])
+                # --rank of a rank the profile does not hold: a usage error naming what it holds
+                other = harness.run([harness.TOOL, "show", str(prof), "--rank", str(1 - rank)],
+                                    check=False)
+                self.assertEqual(other.returncode, 2)
+                self.assertIn(f"holds rank(s) {rank} only", other.stderr)
+
+    def test_profile_stops_at_divergence(self):
+        trace = self.tmp / "halo"
+        harness.record(trace, 2, harness.example("halo2d"))
+        prof = self.tmp / "prof"
+        # Fewer iterations than recorded: the program calls MPI_Gather where the trace goes on.
+        out = self.replay(trace, 0, prof, 128, 20, check=False)
+        self.assertEqual(out.returncode, 86, out.stderr)
+        m = re.search(r"divergence at event (\d+)", out.stderr)
+        self.assertIsNotNone(m, out.stderr)
+        manifest = json.loads((prof / "manifest.json").read_text())
+        self.assertEqual(manifest["ranks"][0]["status"], "aborted")
+        self.assertEqual(manifest["ranks"][0]["events"], int(m.group(1)))
+        calls = show_calls(prof)
+        self.assertEqual(len(calls), int(m.group(1)))
+        self.assertEqual(calls, show_calls(trace, "--rank", "0")[: len(calls)])
+
+    def test_output_directory_must_be_new(self):
+        trace = self.tmp / "halo"
+        harness.record(trace, 2, harness.example("halo2d"))
+        out = self.replay(trace, 0, trace, check=False)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("a trace is already there", out.stderr)
+
+
+if __name__ == "__main__":
+    harness.main()
