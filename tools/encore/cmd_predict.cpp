@@ -1,12 +1,252 @@
-// encore predict: not implemented yet (this file is a placeholder the predict work replaces).
+// encore predict: merge replayed compute with logged or modelled communication into a
+// predicted full-run profile (see doc/user-guide.md, "Predicting a full run").
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "common.hpp"
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "encore/error.hpp"
+#include "encore/predict/fit.hpp"
+#include "encore/predict/loggps_engine.hpp"
+#include "encore/predict/predicted_trace.hpp"
+#include "encore/predict/trace_feed.hpp"
 
 namespace encore::tool {
+namespace {
+
+struct PredictOptions {
+  std::string trace;
+  std::vector<std::string> replay;
+  std::string out;
+  std::string model = "loggps";
+  std::string params;
+  bool json = false;
+};
+
+// Forwards to the real sink, drawing a progress line on a terminal.
+class ProgressSink : public predict::PredictSink {
+ public:
+  ProgressSink(predict::PredictSink& inner, std::uint64_t total, bool show)
+      : inner_(inner), total_(total), show_(show) {}
+  void on_event(std::uint32_t rank, const Event& ev, std::int64_t compute, std::int64_t start,
+                std::int64_t end, std::int64_t wait) override {
+    inner_.on_event(rank, ev, compute, start, end, wait);
+    if (show_ && (++done_ & 0xFFFFF) == 0 && total_ != 0)
+      std::fprintf(stderr, "\rpredict: %llu of %llu events (%.0f%%)",
+                   static_cast<unsigned long long>(done_), static_cast<unsigned long long>(total_),
+                   100.0 * static_cast<double>(done_) / static_cast<double>(total_));
+  }
+  void end() const {
+    if (show_ && done_ >= 0x100000) std::fprintf(stderr, "\r%60s\r", "");
+  }
+
+ private:
+  predict::PredictSink& inner_;
+  std::uint64_t total_, done_ = 0;
+  bool show_;
+};
+
+double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
+nlohmann::json totals_json(const predict::RankTotals& t) {
+  return {{"compute_s", seconds(t.compute_ns)},
+          {"communication_s", seconds(t.comm_ns)},
+          {"wait_s", seconds(t.wait_ns)},
+          {"end_s", seconds(t.end_ns)},
+          {"events", t.events}};
+}
+
+std::string pct(double predicted, double recorded) {
+  if (recorded <= 0) return "";
+  return fmt::format("{:+.2f} %", 100.0 * (predicted - recorded) / recorded);
+}
+
+int predict_main(const PredictOptions& o) {
+  if (o.model != "logged" && o.model != "loggps")
+    throw ExitError(kExitUsage, "--model: expected logged or loggps, got '" + o.model + "'");
+  const Trace t = open_trace(o.trace);
+  if (t.manifest.kind != TraceKind::capture)
+    throw ExitError(kExitUsage, o.trace + ": a " + std::string(to_string(t.manifest.kind)) +
+                                    " trace; predict starts from a capture");
+  const std::uint32_t n = t.manifest.nprocs;
+  for (std::uint32_t r = 0; r < n; ++r) require_rank_files(t, r);
+
+  std::vector<predict::ReplayProfile> profiles;
+  std::map<std::uint32_t, std::filesystem::path> profile_of;
+  for (const std::string& dir : o.replay) {
+    predict::ReplayProfile p;
+    try {
+      p = predict::open_profile(dir, n);
+    } catch (const Error& e) {
+      throw ExitError(kExitUnreadable, e.what());
+    }
+    if (!profile_of.emplace(p.rank, TraceDir(dir).events_path(p.rank)).second)
+      throw ExitError(kExitUsage, fmt::format("--replay: two profiles of rank {} ({} and another)",
+                                              p.rank, dir));
+    profiles.push_back(p);
+  }
+
+  predict::LogGPSParams params;
+  std::optional<predict::FitReport> fit;
+  if (!o.params.empty()) {
+    try {
+      params = predict::load_params(o.params);
+    } catch (const Error& e) {
+      throw ExitError(kExitUsage, e.what());
+    }
+  } else {
+    fit = predict::fit_params(t.dir, t.manifest);
+    params = fit->params;
+  }
+
+  const predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
+  std::vector<std::unique_ptr<predict::RankFeed>> feeds;
+  std::vector<predict::TraceRankFeed*> rank_feeds;
+  std::uint64_t total_events = 0;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const auto it = profile_of.find(r);
+    const std::int64_t offset =
+        r < t.manifest.ranks.size() ? t.manifest.ranks[r].clock_offset_ns : 0;
+    auto f = std::make_unique<predict::TraceRankFeed>(
+        t.dir, r, offset, n,
+        it == profile_of.end() ? std::nullopt : std::optional<std::filesystem::path>(it->second),
+        &scale, &params);
+    rank_feeds.push_back(f.get());
+    feeds.push_back(std::move(f));
+    if (r < t.manifest.ranks.size()) total_events += t.manifest.ranks[r].events;
+  }
+  std::int64_t base = 0;
+  bool any = false;
+  for (auto* f : rank_feeds) {
+    if (f->empty()) continue;
+    base = any ? std::min(base, f->first_start()) : f->first_start();
+    any = true;
+  }
+  for (auto* f : rank_feeds) f->set_base(base);
+
+  predict::PredictedTrace out(
+      o.out.empty() ? std::nullopt : std::optional<std::filesystem::path>(o.out), n);
+  ProgressSink progress(out, total_events, isatty(STDERR_FILENO) != 0);
+  predict::EngineStats stats;
+  try {
+    stats = o.model == "loggps" ? predict::run_loggps(feeds, params, progress)
+                                : predict::run_logged(feeds, params, progress);
+  } catch (const Error& e) {
+    progress.end();
+    throw ExitError(kExitTraceProblem, e.what());
+  }
+  progress.end();
+
+  nlohmann::json doc;
+  doc["trace"] = o.trace;
+  doc["nprocs"] = n;
+  doc["model"] = o.model;
+  doc["params"] = predict::to_json(params);
+  if (fit) doc["fit"] = predict::to_json(*fit);
+  doc["compute_scale"] = {{"overall", scale.overall},
+                          {"replayed_ranks", scale.replayed_ranks},
+                          {"call_sites", scale.by_callsite.size()}};
+  std::int64_t predicted_end = 0, recorded_end = 0;
+  auto& ranks = doc["ranks"] = nlohmann::json::array();
+  std::vector<std::string> problems;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const auto& p = out.totals()[r];
+    const auto& rec = rank_feeds[r]->recorded();
+    predicted_end = std::max(predicted_end, p.end_ns);
+    recorded_end = std::max(recorded_end, rec.end_ns);
+    nlohmann::json j = {{"rank", r},
+                        {"compute", rank_feeds[r]->replayed() ? "replayed" : "inferred"},
+                        {"recorded", totals_json(rec)},
+                        {"predicted", totals_json(p)}};
+    if (const auto it = profile_of.find(r); it != profile_of.end())
+      j["profile"] = it->second.parent_path().string();
+    ranks.push_back(j);
+    if (auto pr = rank_feeds[r]->problem(); !pr.empty()) problems.push_back(pr);
+  }
+  doc["predicted_total_s"] = seconds(predicted_end);
+  doc["recorded_total_s"] = seconds(recorded_end);
+  doc["engine"] = {{"events", stats.events},
+                   {"messages", stats.messages},
+                   {"collectives", stats.collectives},
+                   {"max_in_flight", stats.max_in_flight}};
+  if (!o.out.empty()) doc["output"] = o.out;
+  try {
+    out.finish(t.manifest, {{"model", o.model},
+                            {"params", predict::to_json(params)},
+                            {"capture", o.trace},
+                            {"profiles", o.replay}});
+  } catch (const Error& e) {
+    throw ExitError(kExitUnreadable, e.what());
+  }
+
+  if (o.json) {
+    fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  } else {
+    fmt::print("prediction of {} ({} ranks), model {}\n", o.trace, n, o.model);
+    fmt::print("  parameters: L {:.0f} ns, o {:.0f} ns, g {:.0f} ns, G {:.4f} ns/B, S {} B ({})\n",
+               params.L, params.o, params.g, params.G, params.S, params.source);
+    if (fit) fmt::print("  fit: {}\n", predict::describe(*fit));
+    std::string measured, inferred;
+    for (std::uint32_t r = 0; r < n; ++r)
+      (rank_feeds[r]->replayed() ? measured : inferred) += fmt::format(
+          "{}{}", (rank_feeds[r]->replayed() ? measured : inferred).empty() ? "" : " ", r);
+    fmt::print("  compute measured by replay: ranks {}\n", measured.empty() ? "none" : measured);
+    fmt::print("  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
+               scale.replayed_ranks == 0
+                   ? std::string("as captured: no replay profile given")
+                   : fmt::format("x{:.4f} of the capture overall, per call site for {} sites",
+                                 scale.overall, scale.by_callsite.size()));
+    fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
+               seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
+    fmt::print("  {:>5} {:>8}  {:>23}  {:>23}  {:>23}  {:>23}\n", "rank", "compute",
+               "compute rec -> pred", "comm rec -> pred", "wait rec -> pred", "end rec -> pred");
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const auto& p = out.totals()[r];
+      const auto& rec = rank_feeds[r]->recorded();
+      const auto cell = [](std::int64_t a, std::int64_t b) {
+        return fmt::format("{:>10} -> {:<10}", format_duration(static_cast<std::uint64_t>(a)),
+                           format_duration(static_cast<std::uint64_t>(b)));
+      };
+      fmt::print("  {:>5} {:>8}  {}  {}  {}  {}\n", r,
+                 rank_feeds[r]->replayed() ? "replayed" : "inferred",
+                 cell(rec.compute_ns, p.compute_ns), cell(rec.comm_ns, p.comm_ns),
+                 cell(rec.wait_ns, p.wait_ns), cell(rec.end_ns, p.end_ns));
+    }
+    if (!o.out.empty()) fmt::print("  predicted trace: {}\n", o.out);
+  }
+  for (const auto& pr : problems) print_error(pr + " (predicted from the events before it)");
+  return problems.empty() ? kExitOk : kExitTraceProblem;
+}
+
+}  // namespace
 
 Subcommand add_predict(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("predict", "(not implemented yet)");
-  app->allow_extras();
-  return {app, [] () -> int { throw ExitError(kExitUsage, "encore predict is not implemented yet"); }};
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "predict", "Predict the full run from a capture and replay profiles of some of its ranks.");
+  app->add_option("TRACE", o->trace, "Capture trace directory")->required();
+  app->add_option("--replay", o->replay,
+                  "Replay profile directories (encore replay -o); ranks without one are inferred")
+      ->expected(1, -1);
+  app->add_option("-o,--output", o->out, "Write the predicted trace (kind \"predicted\") here");
+  app->add_option("--model", o->model, "logged (recorded call durations) or loggps (simulated)")
+      ->capture_default_str();
+  app->add_option("--params", o->params,
+                  "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "
+                  "fitted from the capture");
+  app->add_flag("--json", o->json, "Print the summary as one JSON object");
+  app->footer(std::string(kExitCodesFooter) +
+              " Exit 1 also when the loggps model cannot order the calls.");
+  return {app, [o] { return predict_main(*o); }};
 }
 
 }  // namespace encore::tool

@@ -1,0 +1,34 @@
+// LogGPS parameters fitted from a capture, as the PerWiz seed's Table 5 measures them: o from
+// the duration of small sends, G from how send durations grow with size (the fastest send of
+// each size class, least squares), L from matched send/receive pairs where the receive was
+// already waiting (receive end - send start - 2o - (n-1)G, median). g and S are not fitted
+// (0 and the default eager threshold; --params sets them). Reads the first events of each
+// rank only, so the fit costs little whatever the trace length.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "encore/manifest.hpp"
+#include "encore/predict/loggps_params.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore::predict {
+
+inline constexpr std::uint64_t kFitEventsPerRank = 50000;
+
+struct FitReport {
+  LogGPSParams params;
+  std::uint64_t send_samples = 0;  // sends measured for o
+  std::uint64_t size_classes = 0;  // size classes in the G fit
+  std::uint64_t pairs = 0;         // matched pairs measured for L
+  std::string notes;               // what fell back to a default, and why
+};
+
+FitReport fit_params(const TraceDir& capture, const Manifest& manifest);
+nlohmann::json to_json(const FitReport& f);
+std::string describe(const FitReport& f);
+
+}  // namespace encore::predict

@@ -1,0 +1,38 @@
+// LogGPS parameters (Alexandrov et al.; the PerWiz seed's Table 5 lists how each is measured):
+// L latency, o CPU overhead per message, g gap between message injections, G time per byte,
+// S the size above which a send waits for its receive (rendezvous). Times in ns.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace encore::predict {
+
+struct LogGPSParams {
+  double L = 150;                   // ns
+  double o = 150;                   // ns
+  double g = 0;                     // ns
+  double G = 0.1;                   // ns per byte
+  std::uint64_t S = 65536;          // bytes: messages larger than S use rendezvous
+  std::string source = "defaults";  // "defaults", "fit from TRACE", or the file read
+
+  // Time to push `bytes` into the network after the overhead: (bytes - 1) * G, 0 for empty.
+  // Rounded to ns (all values are non-negative).
+  std::int64_t transfer_ns(std::uint64_t bytes) const {
+    return bytes == 0 ? 0 : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G + 0.5);
+  }
+  std::int64_t overhead_ns() const { return static_cast<std::int64_t>(o + 0.5); }
+  std::int64_t latency_ns() const { return static_cast<std::int64_t>(L + 0.5); }
+  bool rendezvous(std::uint64_t bytes) const { return bytes > S; }
+};
+
+nlohmann::json to_json(const LogGPSParams& p);
+// {"L": ns, "o": ns, "g": ns, "G": ns per byte, "S": bytes}; missing keys keep their
+// defaults. Throws Error naming `source` and the key on a bad value.
+LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source);
+LogGPSParams load_params(const std::filesystem::path& file);
+
+}  // namespace encore::predict

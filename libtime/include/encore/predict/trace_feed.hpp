@@ -1,0 +1,86 @@
+// Feeding the models from trace directories, one streaming reader per rank: the capture gives
+// each call and its recorded duration; a replay profile of the rank, when there is one, gives
+// the compute between calls as measured on the replay machine; ranks without one get the
+// captured compute scaled by what the replayed ranks showed (per call site where the call
+// sites match, else overall: the "representative PU" idea of VIPPES). Both traces hold
+// overhead-corrected times, so the correction applies alike to capture and replay. Clock
+// offsets from the capture align the ranks' starts.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "encore/event_reader.hpp"
+#include "encore/manifest.hpp"
+#include "encore/predict/feed.hpp"
+#include "encore/predict/loggps_params.hpp"
+#include "encore/rank_context.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore::predict {
+
+// How replayed compute compares with captured compute (replayed / captured).
+struct ComputeScale {
+  double overall = 1.0;
+  std::unordered_map<std::uint64_t, double> by_callsite;  // call site ending the segment
+  std::uint64_t replayed_ranks = 0;
+  double captured_ns = 0, replayed_ns = 0;
+};
+
+// A replay profile of one rank of the capture.
+struct ReplayProfile {
+  std::filesystem::path dir;
+  std::uint32_t rank = 0;
+};
+
+// Loads a profile directory's manifest and checks it replays a rank of a run of `nprocs`
+// ranks. Throws Error naming the directory.
+ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs);
+
+// One pass over the replayed ranks (capture and profile side by side). Throws Error if a
+// profile does not follow its capture call for call.
+ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles);
+
+// What the capture itself says about a rank: compute (gaps, from the aligned start), MPI time
+// split into communication and wait by solo_cost(), and the aligned end.
+struct RankTotals {
+  std::int64_t compute_ns = 0, comm_ns = 0, wait_ns = 0, end_ns = 0;
+  std::uint64_t events = 0;
+};
+
+class TraceRankFeed : public RankFeed {
+ public:
+  // `profile` empty: compute inferred through `scale`.
+  TraceRankFeed(const TraceDir& capture, std::uint32_t rank, std::int64_t clock_offset_ns,
+                std::uint32_t nprocs, std::optional<std::filesystem::path> profile_events,
+                const ComputeScale* scale, const LogGPSParams* params);
+  // Corrected start of the first call on the common time base (offset applied).
+  std::int64_t first_start() const { return first_start_; }
+  bool empty() const { return !have_first_; }
+  void set_base(std::int64_t base_ns) { base_ = base_ns; }
+  bool next(Event& ev, std::int64_t& compute_ns) override;
+  const RankTotals& recorded() const { return recorded_; }
+  bool replayed() const { return replay_.has_value(); }
+  // After the end: the capture's problem (cut stream), or empty.
+  std::string problem() const;
+
+ private:
+  RankEventReader capture_;
+  std::optional<RankEventReader> replay_;
+  std::uint32_t rank_;
+  std::int64_t offset_;
+  const ComputeScale* scale_;
+  const LogGPSParams* params_;
+  RankContext ctx_;
+  Event first_, replay_ev_;
+  bool have_first_ = false, started_ = false;
+  std::int64_t first_start_ = 0, base_ = 0, prev_capture_end_ = 0, prev_replay_end_ = 0;
+  RankTotals recorded_;
+};
+
+}  // namespace encore::predict

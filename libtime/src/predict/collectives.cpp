@@ -1,0 +1,193 @@
+#include "encore/predict/collectives.hpp"
+
+#include <algorithm>
+
+namespace encore::predict {
+namespace {
+
+using Times = std::vector<std::int64_t>;
+
+struct Net {
+  const LogGPSParams& p;
+  std::int64_t o() const { return p.overhead_ns(); }
+  std::int64_t send_cost(std::uint64_t n) const { return o() + p.transfer_ns(n); }
+  // Receiver ready at tr gets a message its sender started at ts.
+  std::int64_t recv_done(std::int64_t tr, std::int64_t ts, std::uint64_t n) const {
+    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o();
+  }
+};
+
+// Every rank sends to (i + d) and receives from (i - d), all at once (dissemination,
+// recursive doubling, ring and pairwise steps are all of this shape).
+void shift_round(Times& t, std::size_t d, std::uint64_t n, const Net& net) {
+  const std::size_t p = t.size();
+  Times next(p);
+  for (std::size_t i = 0; i < p; ++i) {
+    const std::size_t from = (i + p - d % p) % p;
+    next[i] = net.recv_done(t[i] + net.send_cost(n), t[from], n);
+  }
+  t.swap(next);
+}
+
+// v = rank relative to the root; abs_rank gives it back.
+std::size_t abs_rank(std::size_t v, std::size_t root, std::size_t p) { return (v + root) % p; }
+
+// Binomial tree from the root; `block(v)` is the bytes sent to relative rank v.
+template <class Block>
+void tree_down(Times& t, std::size_t root, const Net& net, Block block) {
+  const std::size_t p = t.size();
+  std::size_t top = 1;
+  while (top < p) top <<= 1;
+  for (std::size_t mask = top >> 1; mask > 0; mask >>= 1) {
+    for (std::size_t v = 0; v < p; v += 2 * mask) {
+      const std::size_t child = v + mask;
+      if (child >= p) continue;
+      const std::size_t a = abs_rank(v, root, p), c = abs_rank(child, root, p);
+      const std::uint64_t n = block(child, mask);
+      t[c] = net.recv_done(t[c], t[a], n);
+      t[a] += net.send_cost(n);
+    }
+  }
+}
+
+// Binomial tree towards the root (reduce, gather).
+template <class Block>
+void tree_up(Times& t, std::size_t root, const Net& net, Block block) {
+  const std::size_t p = t.size();
+  for (std::size_t mask = 1; mask < p; mask <<= 1) {
+    for (std::size_t v = mask; v < p; v += 2 * mask) {
+      const std::size_t a = abs_rank(v, root, p), parent = abs_rank(v - mask, root, p);
+      const std::uint64_t n = block(v, mask);
+      t[parent] = net.recv_done(t[parent], t[a], n);
+      t[a] += net.send_cost(n);
+    }
+  }
+}
+
+void doubling(Times& t, std::uint64_t n, const Net& net, bool grow) {
+  std::uint64_t size = n;
+  for (std::size_t d = 1; d < t.size(); d <<= 1) {
+    shift_round(t, d, size, net);
+    if (grow) size *= 2;
+  }
+}
+
+void ring(Times& t, std::size_t steps, std::uint64_t n, const Net& net) {
+  for (std::size_t s = 0; s < steps; ++s) shift_round(t, 1, n, net);
+}
+
+}  // namespace
+
+std::string_view to_string(CollKind kind) noexcept {
+  switch (kind) {
+    case CollKind::barrier:
+      return "barrier";
+    case CollKind::bcast:
+      return "bcast";
+    case CollKind::reduce:
+      return "reduce";
+    case CollKind::allreduce:
+      return "allreduce";
+    case CollKind::allgather:
+      return "allgather";
+    case CollKind::gather:
+      return "gather";
+    case CollKind::scatter:
+      return "scatter";
+    case CollKind::alltoall:
+      return "alltoall";
+    case CollKind::reduce_scatter:
+      return "reduce_scatter";
+    case CollKind::scan:
+      return "scan";
+  }
+  return "?";
+}
+
+std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t p) {
+  switch (kind) {
+    case CollKind::barrier:
+      return "dissemination";
+    case CollKind::bcast:
+      return bytes < kBcastShort || p < 8 ? "binomial tree" : "scatter + ring allgather";
+    case CollKind::reduce:
+    case CollKind::gather:
+    case CollKind::scatter:
+      return "binomial tree";
+    case CollKind::allreduce:
+      return bytes <= kAllreduceShort ? "recursive doubling" : "ring";
+    case CollKind::allgather:
+      return bytes * p < kAllgatherShort ? "recursive doubling" : "ring";
+    case CollKind::alltoall:
+      return "pairwise exchange";
+    case CollKind::reduce_scatter:
+      return "ring";
+    case CollKind::scan:
+      return "recursive doubling";
+  }
+  return "?";
+}
+
+std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const std::int64_t> arrive,
+                                               std::size_t root, std::uint64_t bytes,
+                                               const LogGPSParams& params) {
+  Times t(arrive.begin(), arrive.end());
+  const std::size_t p = t.size();
+  if (p <= 1) return t;
+  root %= p;
+  const Net net{params};
+  const std::uint64_t chunk = (bytes + p - 1) / p;
+  const auto whole = [&](std::size_t, std::size_t) { return bytes; };
+  // Gather/scatter move the blocks of a whole subtree: relative ranks v .. v + mask - 1.
+  const auto subtree = [&](std::size_t v, std::size_t mask) {
+    return bytes * std::min<std::uint64_t>(mask, p - v);
+  };
+  switch (kind) {
+    case CollKind::barrier:
+      doubling(t, 0, net, false);
+      break;
+    case CollKind::bcast:
+      if (bytes < kBcastShort || p < 8) {
+        tree_down(t, root, net, whole);
+      } else {
+        tree_down(t, root, net, [&](std::size_t v, std::size_t mask) {
+          return chunk * std::min<std::uint64_t>(mask, p - v);
+        });
+        ring(t, p - 1, chunk, net);
+      }
+      break;
+    case CollKind::reduce:
+      tree_up(t, root, net, whole);
+      break;
+    case CollKind::gather:
+      tree_up(t, root, net, subtree);
+      break;
+    case CollKind::scatter:
+      tree_down(t, root, net, subtree);
+      break;
+    case CollKind::allreduce:
+      if (bytes <= kAllreduceShort)
+        doubling(t, bytes, net, false);
+      else
+        ring(t, 2 * (p - 1), chunk, net);
+      break;
+    case CollKind::allgather:
+      if (bytes * p < kAllgatherShort)
+        doubling(t, bytes, net, true);
+      else
+        ring(t, p - 1, bytes, net);
+      break;
+    case CollKind::alltoall:
+      for (std::size_t d = 1; d < p; ++d) shift_round(t, d, bytes, net);
+      break;
+    case CollKind::reduce_scatter:
+      ring(t, p - 1, chunk, net);
+      break;
+    case CollKind::scan:
+      doubling(t, bytes, net, false);
+      break;
+  }
+  return t;
+}
+
+}  // namespace encore::predict

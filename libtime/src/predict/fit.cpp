@@ -1,0 +1,143 @@
+#include "encore/predict/fit.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <deque>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "call_class.hpp"
+#include <fmt/format.h>
+
+#include "encore/event_format.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/rank_context.hpp"
+
+namespace encore::predict {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+using Envelope = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>;
+struct SendSample {
+  std::int64_t start;
+  std::uint64_t bytes;
+};
+struct RecvSample {
+  std::int64_t start, end;
+};
+
+}  // namespace
+
+FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
+  FitReport f;
+  f.params.source = "fit from " + capture.root().string();
+  std::vector<double> small_sends;
+  std::map<std::uint64_t, std::pair<std::uint64_t, double>> fastest;  // size class -> (bytes, ns)
+  std::map<Envelope, std::deque<SendSample>> sends;
+  std::map<Envelope, std::deque<RecvSample>> recvs;
+  for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
+    const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
+    RankEventReader reader(capture.events_path(r));
+    RankContext ctx(r, manifest.nprocs);
+    Event ev;
+    for (std::uint64_t i = 0; i < kFitEventsPerRank && reader.next(ev); ++i) {
+      const CallClass& c = classify(ev.function);
+      // Peers as world ranks; the communicator's id is the same on every rank of an SPMD
+      // program, which is what the pairing below assumes.
+      const std::uint64_t comm_id = static_cast<std::uint64_t>(scalar_of(ev, Role::comm));
+      const CommInfo* comm = ctx.comm(comm_id);
+      const auto world_of = [&](std::int64_t peer) -> std::int64_t {
+        if (!comm || peer < 0 || peer >= comm->size()) return -1;
+        return comm->members[static_cast<std::size_t>(peer)];
+      };
+      if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync) {
+        const std::uint64_t n = message_bytes(ctx, ev).sent;
+        const double d = static_cast<double>(ev.end_ns - ev.start_ns);
+        if (n <= 1024) small_sends.push_back(d);
+        auto [it, fresh] = fastest.try_emplace(std::bit_width(n), n, d);
+        if (!fresh && d < it->second.second) it->second = {n, d};
+        const std::int64_t dst = world_of(scalar_of(ev, Role::peer));
+        if (dst >= 0)
+          sends[{r, dst, scalar_of(ev, Role::tag), comm_id}].push_back(
+              {static_cast<std::int64_t>(ev.start_ns) + offset, n});
+      } else if (ev.rc == 0 && c.op == Op::recv) {
+        const ArgValue* st = arg_of(ev, Role::status_out);
+        const std::int64_t src =
+            st && !st->statuses.empty() ? world_of(st->statuses[0].source) : -1;
+        if (src >= 0)
+          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back(
+              {static_cast<std::int64_t>(ev.start_ns) + offset,
+               static_cast<std::int64_t>(ev.end_ns) + offset});
+      }
+      ctx.observe(ev);
+    }
+  }
+  LogGPSParams& p = f.params;
+  f.send_samples = small_sends.size();
+  if (!small_sends.empty())
+    p.o = median(small_sends);
+  else
+    f.notes += "o: no small sends, default; ";
+  // G: least squares over the fastest send of each size class (eager sizes only).
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& [cls, v] : fastest)
+    if (v.first <= p.S) pts.emplace_back(static_cast<double>(v.first), v.second);
+  f.size_classes = pts.size();
+  if (pts.size() >= 2) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto& [x, y] : pts) {
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+    }
+    const double k = static_cast<double>(pts.size());
+    const double den = k * sxx - sx * sx;
+    if (den > 0) p.G = std::max(0.0, (k * sxy - sx * sy) / den);
+  } else {
+    f.notes += "G: fewer than two send sizes, default; ";
+  }
+  // L: pairs matched in order per (source, destination, tag, communicator id).
+  std::vector<double> lat;
+  for (auto& [env, rq] : recvs) {
+    auto it = sends.find(env);
+    if (it == sends.end()) continue;
+    auto& sq = it->second;
+    const std::size_t n = std::min(sq.size(), rq.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      ++f.pairs;
+      const SendSample& s = sq[i];
+      const RecvSample& q = rq[i];
+      if (q.start > s.start) continue;  // the receive came late: its end says nothing of L
+      const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
+      lat.push_back(static_cast<double>(q.end - s.start) - 2 * p.o - x);
+    }
+  }
+  if (!lat.empty())
+    p.L = std::max(0.0, median(lat));
+  else
+    f.notes += "L: no send matched with a waiting receive, default; ";
+  f.notes += "g: 0, S: default (not fitted)";
+  return f;
+}
+
+nlohmann::json to_json(const FitReport& f) {
+  return {{"params", to_json(f.params)},
+          {"send_samples", f.send_samples},
+          {"size_classes", f.size_classes},
+          {"pairs", f.pairs},
+          {"notes", f.notes}};
+}
+
+std::string describe(const FitReport& f) {
+  return fmt::format("o from {} small sends, G from {} size classes, L from {} matched pairs; {}",
+                     f.send_samples, f.size_classes, f.pairs, f.notes);
+}
+
+}  // namespace encore::predict

@@ -1,0 +1,626 @@
+// The `loggps` discrete-event engine (see loggps_engine.hpp for the timing rules).
+#include "encore/predict/loggps_engine.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "call_class.hpp"
+#include "comm_table.hpp"
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include "encore/error.hpp"
+#include "encore/rank_context.hpp"
+
+namespace encore::predict {
+namespace {
+
+using Time = std::int64_t;
+constexpr std::uint64_t kInternal = 1ull << 63;
+
+std::uint64_t request_key(std::uint16_t thread, std::uint64_t index) {
+  return (static_cast<std::uint64_t>(thread) << 48) | (index + 1);  // never 0: "no request"
+}
+
+struct Request {
+  bool complete = false;
+  Time t = 0;     // completion time
+  Time cost = 0;  // the call's own cost (collectives), for the wait split
+  // A receive whose source or tag was a wildcard: matched once a Wait* names its status.
+  bool unresolved = false;
+  std::uint32_t comm = 0;
+  Time posted = 0;
+};
+
+// A rank's open requests: few at a time, so a flat vector searched from the most recent beats
+// a hash table (no allocation per request).
+class RequestTable {
+ public:
+  using Entry = std::pair<std::uint64_t, Request>;
+  using iterator = std::vector<Entry>::iterator;
+  iterator begin() { return v_.begin(); }
+  iterator end() { return v_.end(); }
+  iterator find(std::uint64_t key) {
+    for (auto it = v_.rbegin(); it != v_.rend(); ++it)
+      if (it->first == key) return std::prev(it.base());
+    return v_.end();
+  }
+  Request& operator[](std::uint64_t key) {
+    const auto it = find(key);
+    if (it != v_.end()) return it->second;
+    v_.emplace_back(key, Request{});
+    return v_.back().second;
+  }
+  void erase(iterator it) {
+    if (it != v_.end() - 1) *it = std::move(v_.back());
+    v_.pop_back();
+  }
+
+ private:
+  std::vector<Entry> v_;
+};
+
+struct SendPost {
+  std::uint32_t rank;
+  std::uint64_t req;  // 0: nobody waits for the send's completion (eager)
+  Time inject;
+  std::uint64_t bytes;
+  bool sync;
+};
+struct RecvPost {
+  std::uint32_t rank;
+  std::uint64_t req;
+  Time posted;
+};
+struct Channel {
+  std::deque<SendPost> sends;
+  std::deque<RecvPost> recvs;
+};
+struct ChannelKey {
+  std::uint32_t src, dst, comm;
+  std::int64_t tag;
+  bool operator==(const ChannelKey&) const = default;
+};
+struct ChannelHash {
+  std::size_t operator()(const ChannelKey& k) const noexcept {
+    std::uint64_t h = (static_cast<std::uint64_t>(k.src) * 0x9E3779B97F4A7C15ull) ^
+                      (static_cast<std::uint64_t>(k.dst) << 21) ^
+                      (static_cast<std::uint64_t>(k.comm) << 42);
+    h ^= static_cast<std::uint64_t>(k.tag) * 0xC2B2AE3D27D4EB4Full;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+struct Collective {
+  CollKind kind = CollKind::barrier;
+  std::size_t root = 0;
+  std::uint64_t bytes = 0;
+  std::size_t arrived = 0;
+  std::vector<Time> arrive;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> members;  // (rank, request) by comm rank
+};
+
+struct RankState {
+  std::unique_ptr<RankFeed>* feed = nullptr;
+  CommTable comms;
+  std::optional<RankContext> ctx;  // datatype sizes for message sizes
+  RequestTable requests;
+  std::unordered_map<std::uint32_t, std::uint64_t> coll_seq;  // per communicator key
+  Event ev;
+  Time compute = 0;
+  Time t = 0;  // end of the previous call
+  Time start = 0, base_end = 0, cost = 0;
+  Time nic_free = 0;
+  std::vector<std::uint64_t> keys;  // requests the current call waits for
+  std::uint64_t next_internal = kInternal;
+  bool have = false, posted = false, done = false, queued = false, coll_cost = false;
+};
+
+class Engine {
+ public:
+  Engine(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& p, PredictSink& sink)
+      : p_(p), sink_(sink), registry_(static_cast<std::uint32_t>(feeds.size())) {
+    ranks_.resize(feeds.size());
+    for (std::uint32_t r = 0; r < feeds.size(); ++r) {
+      ranks_[r].feed = &feeds[r];
+      ranks_[r].comms = CommTable(r, registry_);
+      ranks_[r].ctx.emplace(r, static_cast<std::uint32_t>(feeds.size()));
+    }
+  }
+
+  EngineStats run() {
+    for (std::uint32_t r = 0; r < ranks_.size(); ++r) wake(r);
+    while (!runnable_.empty()) {
+      const std::uint32_t r = runnable_.front();
+      runnable_.pop_front();
+      ranks_[r].queued = false;
+      advance(r);
+    }
+    std::string blocked;
+    for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+      const RankState& s = ranks_[r];
+      if (s.done) continue;
+      if (!blocked.empty()) blocked += "; ";
+      blocked += fmt::format("rank {} at {} #{}", r, s.ev.info().name, s.ev.index);
+    }
+    if (!blocked.empty())
+      throw Error(
+          "loggps model: ranks wait on each other forever (a pattern the model does "
+          "not cover; try --model logged): " +
+          blocked);
+    return stats_;
+  }
+
+ private:
+  void wake(std::uint32_t r) {
+    RankState& s = ranks_[r];
+    if (s.queued || s.done) return;
+    s.queued = true;
+    runnable_.push_back(r);
+  }
+
+  void advance(std::uint32_t r) {
+    RankState& s = ranks_[r];
+    for (;;) {
+      if (!s.have) {
+        if (!(*s.feed)->next(s.ev, s.compute)) {
+          s.done = true;
+          return;
+        }
+        s.have = true;
+        s.posted = false;
+      }
+      if (!try_finish(r)) return;
+    }
+  }
+
+  std::uint64_t internal(RankState& s) {
+    const std::uint64_t k = s.next_internal++;
+    s.requests[k] = {};
+    return k;
+  }
+
+  void complete(std::uint32_t rank, std::uint64_t key, Time t, Time cost = 0) {
+    if (key == 0) return;
+    auto& reqs = ranks_[rank].requests;
+    const auto it = reqs.find(key);
+    if (it == reqs.end()) return;
+    it->second.complete = true;
+    it->second.t = t;
+    it->second.cost = cost;
+    wake(rank);
+  }
+
+  void note_in_flight() {
+    stats_.max_in_flight =
+        std::max<std::uint64_t>(stats_.max_in_flight, in_flight_messages_ + collectives_.size());
+  }
+
+  void match(const SendPost& s, const RecvPost& r) {
+    const Time o = p_.overhead_ns(), L = p_.latency_ns(), x = p_.transfer_ns(s.bytes);
+    Time recv_done;
+    if (!s.sync) {
+      recv_done = std::max(r.posted, s.inject + o + x + L) + o;
+    } else {
+      const Time t_wait = std::max<Time>(r.posted - s.inject - (o + L), 0);  // PerWiz
+      const Time handshake = s.inject + o + L + t_wait;
+      const Time send_done = handshake + L + o + x;
+      complete(s.rank, s.req, send_done);
+      recv_done = send_done + L + o;
+    }
+    complete(r.rank, r.req, recv_done);
+    ++stats_.messages;
+  }
+
+  void post_send(std::uint32_t rank, std::uint32_t dst, std::uint32_t comm, std::int64_t tag,
+                 SendPost s) {
+    const ChannelKey key{rank, dst, comm, tag};
+    auto it = channels_.find(key);
+    if (it != channels_.end() && !it->second.recvs.empty()) {
+      const RecvPost r = it->second.recvs.front();
+      it->second.recvs.pop_front();
+      --in_flight_messages_;
+      if (it->second.sends.empty() && it->second.recvs.empty()) channels_.erase(it);
+      match(s, r);
+      return;
+    }
+    channels_[key].sends.push_back(s);
+    ++in_flight_messages_;
+    note_in_flight();
+  }
+
+  void post_recv(std::uint32_t src, std::uint32_t rank, std::uint32_t comm, std::int64_t tag,
+                 RecvPost r) {
+    const ChannelKey key{src, rank, comm, tag};
+    auto it = channels_.find(key);
+    if (it != channels_.end() && !it->second.sends.empty()) {
+      const SendPost s = it->second.sends.front();
+      it->second.sends.pop_front();
+      --in_flight_messages_;
+      if (it->second.sends.empty() && it->second.recvs.empty()) channels_.erase(it);
+      match(s, r);
+      return;
+    }
+    channels_[key].recvs.push_back(r);
+    ++in_flight_messages_;
+    note_in_flight();
+  }
+
+  bool waits_for_receive(const CallClass& cls, std::uint64_t bytes) const {
+    return cls.sync || (!cls.buffered && p_.rendezvous(bytes));
+  }
+
+  // Starts a send of the current call; returns the request to wait for (0 if none).
+  std::uint64_t start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
+                           std::int64_t tag, std::uint64_t bytes, const CallClass& cls,
+                           std::uint64_t req, Time at) {
+    RankState& s = ranks_[rank];
+    const auto dst = c.world(peer);
+    if (!dst) {  // MPI_PROC_NULL
+      complete(rank, req, at + p_.overhead_ns());
+      return 0;
+    }
+    const Time inject = std::max(at, s.nic_free);
+    s.nic_free = inject + static_cast<Time>(p_.g);
+    const bool sync = waits_for_receive(cls, bytes);
+    if (!sync) {
+      complete(rank, req, inject + p_.overhead_ns() + p_.transfer_ns(bytes));
+      req = 0;
+    }
+    post_send(rank, *dst, c.key, tag, {rank, req, inject, bytes, sync});
+    return req;
+  }
+
+  // Posts a receive; a wildcard source or tag waits for the status a Wait* reports.
+  void start_recv(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
+                  const StatusRecord* status, std::uint64_t req, Time at) {
+    std::int64_t src = peer, t = tag;
+    if (status) {
+      if (src == MPI_ANY_SOURCE) src = status->source;
+      if (t == MPI_ANY_TAG) t = status->tag;
+    }
+    if (src == MPI_ANY_SOURCE || t == MPI_ANY_TAG) {
+      Request& q = ranks_[rank].requests[req];
+      q.unresolved = true;
+      q.comm = c.key;
+      q.posted = at;
+      return;
+    }
+    const auto world = c.world(src);
+    if (!world) {
+      complete(rank, req, at + p_.overhead_ns());
+      return;
+    }
+    post_recv(*world, rank, c.key, t, {rank, req, at});
+  }
+
+  void resolve(std::uint32_t rank, std::uint64_t key, const StatusRecord& st) {
+    RankState& s = ranks_[rank];
+    const auto it = s.requests.find(key);
+    if (it == s.requests.end() || !it->second.unresolved) return;
+    it->second.unresolved = false;
+    const CommInfo* c = s.comms.by_key(it->second.comm);
+    const auto world = c ? c->world(st.source) : std::nullopt;
+    if (!world) {
+      complete(rank, key, it->second.posted + p_.overhead_ns());
+      return;
+    }
+    post_recv(*world, rank, c->key, st.tag, {rank, key, it->second.posted});
+  }
+
+  void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, std::size_t root,
+              std::uint64_t bytes, std::uint64_t req, Time at) {
+    RankState& s = ranks_[rank];
+    const std::uint64_t seq = s.coll_seq[c.key]++;
+    auto [it, fresh] = collectives_.try_emplace({c.key, seq});
+    Collective& col = it->second;
+    const std::size_t p = c.members->size();
+    if (fresh) {
+      col.kind = kind;
+      col.root = root;
+      col.arrive.assign(p, 0);
+      col.members.assign(p, {0, 0});
+      note_in_flight();
+    }
+    col.arrive[c.index] = at;
+    col.members[c.index] = {rank, req};
+    col.bytes = std::max(col.bytes, bytes);
+    if (++col.arrived < p) return;
+    const auto ends = collective_end_times(col.kind, col.arrive, col.root, col.bytes, p_);
+    const std::vector<Time> zeros(p, 0);
+    const auto solo = collective_end_times(col.kind, zeros, col.root, col.bytes, p_);
+    for (std::size_t i = 0; i < p; ++i)
+      complete(col.members[i].first, col.members[i].second, ends[i], solo[i]);
+    collectives_.erase(it);
+    ++stats_.collectives;
+  }
+
+  // What the call sent and received; the recorded hashes and payloads when the trace has them
+  // (the common case, and much cheaper than working sizes out from counts and types).
+  static MessageBytes sizes_of(const CallClass& cls, const Event& ev, const RankContext& ctx) {
+    if (cls.op == Op::recv || cls.op == Op::irecv || !moves_data(cls.op)) return {};
+    const bool sends = cls.op != Op::coll && cls.op != Op::icoll;
+    if (!ev.send_hashes.empty() && (sends || !ev.payloads.empty())) {
+      MessageBytes mb;
+      for (const auto& h : ev.send_hashes) mb.sent += h.bytes;
+      mb.received = ev.payload_bytes();
+      return mb;
+    }
+    return message_bytes(ctx, ev);
+  }
+
+  // Per-rank block size of a collective (see collectives.hpp).
+  static std::uint64_t coll_bytes(CollKind kind, const MessageBytes& mb, std::size_t p) {
+    const std::uint64_t sent = mb.sent, got = mb.received;
+    switch (kind) {
+      case CollKind::bcast:
+        return std::max(sent, got);
+      case CollKind::scatter:
+        return std::max(got, sent / std::max<std::size_t>(p, 1));
+      case CollKind::alltoall:
+        return sent / std::max<std::size_t>(p, 1);
+      default:
+        return sent;
+    }
+  }
+
+  // A call the model does not re-time: its recorded duration, all of it its own cost.
+  void post_local(RankState& s) {
+    s.cost = static_cast<Time>(s.ev.end_ns - s.ev.start_ns);
+    s.base_end = s.start + s.cost;
+  }
+
+  // Sets up the current call: its base end, own cost and the requests it waits for.
+  void post(std::uint32_t rank) {
+    RankState& s = ranks_[rank];
+    const Event& ev = s.ev;
+    const CallClass& cls = classify(ev.function);
+    const Time o = p_.overhead_ns();
+    s.keys.clear();
+    s.cost = 0;
+    s.coll_cost = false;
+    s.base_end = s.start;
+    const CommInfo* c = nullptr;
+    if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local) {
+      c = s.comms.find(static_cast<std::uint64_t>(scalar_of(ev, Role::comm, 0, 0)));
+      if (!c || ev.rc != 0) {
+        post_local(s);
+        return;
+      }
+    }
+    const std::uint64_t own = request_key(ev.thread, ev.index);
+    const MessageBytes mb = sizes_of(cls, ev, *s.ctx);
+    switch (cls.op) {
+      case Op::local:
+        post_local(s);
+        break;
+      case Op::send: {
+        const std::uint64_t n = mb.sent;
+        const std::uint64_t req = internal(s);
+        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), n, cls, req,
+                   s.start);
+        s.keys.push_back(req);
+        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * p_.latency_ns() + p_.transfer_ns(n)
+                                           : o + p_.transfer_ns(n);
+        break;
+      }
+      case Op::isend: {
+        s.requests[own] = {};
+        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent, cls, own,
+                   s.start);
+        s.base_end = s.start + o;
+        s.cost = o;
+        break;
+      }
+      case Op::recv: {
+        const ArgValue* st = arg_of(ev, Role::status_out);
+        const std::uint64_t req = internal(s);
+        start_recv(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag),
+                   st && !st->statuses.empty() ? &st->statuses[0] : nullptr, req, s.start);
+        s.keys.push_back(req);
+        s.cost = o;
+        break;
+      }
+      case Op::irecv: {
+        s.requests[own] = {};
+        start_recv(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), nullptr, own,
+                   s.start);
+        s.base_end = s.start + o;
+        s.cost = o;
+        break;
+      }
+      case Op::sendrecv: {
+        const std::uint64_t n = mb.sent;
+        const std::uint64_t sreq = internal(s), rreq = internal(s);
+        start_send(rank, *c, scalar_of(ev, Role::peer, 0), scalar_of(ev, Role::tag, 0), n,
+                   classify(fn::Send), sreq, s.start);
+        const ArgValue* st = arg_of(ev, Role::status_out);
+        start_recv(rank, *c, scalar_of(ev, Role::peer, 1), scalar_of(ev, Role::tag, 1),
+                   st && !st->statuses.empty() ? &st->statuses[0] : nullptr, rreq, s.start);
+        s.keys = {sreq, rreq};
+        s.cost = 2 * o + p_.transfer_ns(n) + p_.latency_ns();
+        break;
+      }
+      case Op::wait:
+      case Op::test:
+        post_completion(rank, cls);
+        break;
+      case Op::coll:
+      case Op::comm_create: {
+        const std::uint64_t req = internal(s);
+        const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
+        const std::size_t p = c->members->size();
+        arrive(rank, *c, kind, static_cast<std::size_t>(scalar_of(ev, Role::root)),
+               cls.op == Op::coll ? coll_bytes(kind, mb, p) : 0, req, s.start);
+        s.keys.push_back(req);
+        s.coll_cost = true;
+        break;
+      }
+      case Op::icoll: {
+        s.requests[own] = {};
+        const std::size_t p = c->members->size();
+        arrive(rank, *c, cls.coll, static_cast<std::size_t>(scalar_of(ev, Role::root)),
+               coll_bytes(cls.coll, mb, p), own, s.start);
+        s.base_end = s.start + o;
+        s.cost = o;
+        break;
+      }
+    }
+  }
+
+  // Wait*/Test*: the requests the recorded call completed, wildcard receives resolved by
+  // their recorded statuses.
+  void post_completion(std::uint32_t rank, const CallClass& cls) {
+    RankState& s = ranks_[rank];
+    const Event& ev = s.ev;
+    const bool any = cls.any, some = cls.some;
+    if (cls.op == Op::test) {
+      // Test(flag), Testall(flag), Testany(index, flag), Testsome(outcount, indices)
+      const std::int64_t flag =
+          some ? scalar_of(ev, Role::int_out, 0) : scalar_of(ev, Role::int_out, any ? 1 : 0);
+      if (flag == 0 || (any && scalar_of(ev, Role::int_out, 0) == MPI_UNDEFINED)) {
+        post_local(s);
+        return;
+      }
+    }
+    std::vector<RequestRef> refs;
+    std::vector<const StatusRecord*> statuses;
+    const ArgValue* one = arg_of(ev, Role::request_inout);
+    const ArgValue* arr = arg_of(ev, Role::request_array);
+    const ArgValue* st1 = arg_of(ev, Role::status_out);
+    const ArgValue* stn = arg_of(ev, Role::status_array);
+    if (one && !one->requests.empty()) {
+      refs.push_back(one->requests[0]);
+      statuses.push_back(st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr);
+    } else if (arr && any) {
+      const std::int64_t i = scalar_of(ev, Role::int_out, 0, -1);
+      if (i >= 0 && static_cast<std::size_t>(i) < arr->requests.size()) {
+        refs.push_back(arr->requests[static_cast<std::size_t>(i)]);
+        statuses.push_back(st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr);
+      }
+    } else if (arr && some) {
+      const ArgValue* idx = arg_of(ev, Role::int_array_out);
+      if (idx)
+        for (std::size_t k = 0; k < idx->list.size(); ++k) {
+          const std::int64_t i = idx->list[k];
+          if (i < 0 || static_cast<std::size_t>(i) >= arr->requests.size()) continue;
+          refs.push_back(arr->requests[static_cast<std::size_t>(i)]);
+          statuses.push_back(stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr);
+        }
+    } else if (arr) {
+      for (std::size_t k = 0; k < arr->requests.size(); ++k) {
+        refs.push_back(arr->requests[k]);
+        statuses.push_back(stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr);
+      }
+    }
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      if (refs[k].null) continue;
+      const std::uint64_t key = request_key(refs[k].thread, refs[k].event);
+      const auto it = s.requests.find(key);
+      if (it == s.requests.end()) continue;  // created by a call the model keeps as recorded
+      if (it->second.unresolved) {
+        if (!statuses[k]) {
+          it->second = {true, it->second.posted + p_.overhead_ns(), 0, false, 0, 0};
+        } else {
+          resolve(rank, key, *statuses[k]);
+        }
+      }
+      s.keys.push_back(key);
+    }
+  }
+
+  bool try_finish(std::uint32_t rank) {
+    RankState& s = ranks_[rank];
+    if (!s.posted) {
+      s.start = s.t + s.compute;
+      s.posted = true;
+      post(rank);
+    }
+    for (const std::uint64_t k : s.keys) {
+      const auto it = s.requests.find(k);
+      if (it != s.requests.end() && !it->second.complete) return false;
+    }
+    Time end = s.base_end, cost = s.cost;
+    for (const std::uint64_t k : s.keys) {
+      const auto it = s.requests.find(k);
+      if (it == s.requests.end()) continue;
+      end = std::max(end, it->second.t);
+      if (s.coll_cost) cost = it->second.cost;
+      s.requests.erase(it);
+    }
+    const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
+    const CallClass& cls = classify(s.ev.function);
+    if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
+    if (shapes_context(s.ev)) s.ctx->observe(s.ev);
+    sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
+    ++stats_.events;
+    s.t = end;
+    s.have = false;
+    return true;
+  }
+
+  const LogGPSParams& p_;
+  PredictSink& sink_;
+  CommRegistry registry_;
+  std::vector<RankState> ranks_;
+  std::deque<std::uint32_t> runnable_;
+  std::unordered_map<ChannelKey, Channel, ChannelHash> channels_;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
+  std::uint64_t in_flight_messages_ = 0;
+  EngineStats stats_;
+};
+
+}  // namespace
+
+EngineStats run_loggps(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& params,
+                       PredictSink& sink) {
+  Engine e(feeds, params, sink);
+  return e.run();
+}
+
+std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSParams& p) {
+  const CallClass& cls = classify(ev.function);
+  const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+  switch (cls.op) {
+    case Op::local:
+      return d;
+    case Op::wait:
+    case Op::test:
+      return 0;
+    case Op::recv:
+    case Op::irecv:
+      return p.overhead_ns();
+    default: {
+      const MessageBytes mb = message_bytes(ctx, ev);
+      return p.overhead_ns() + p.transfer_ns(mb.sent + mb.received);
+    }
+  }
+}
+
+EngineStats run_logged(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& params,
+                       PredictSink& sink) {
+  EngineStats stats;
+  Event ev;
+  for (std::uint32_t r = 0; r < feeds.size(); ++r) {
+    RankContext ctx(r, static_cast<std::uint32_t>(feeds.size()));
+    std::int64_t t = 0, compute = 0;
+    while (feeds[r]->next(ev, compute)) {
+      const std::int64_t start = t + compute;
+      const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+      const std::int64_t wait = std::clamp<std::int64_t>(d - solo_cost(ev, ctx, params), 0, d);
+      if (shapes_context(ev)) ctx.observe(ev);
+      sink.on_event(r, ev, compute, start, start + d, wait);
+      t = start + d;
+      ++stats.events;
+    }
+  }
+  return stats;
+}
+
+}  // namespace encore::predict

@@ -1,0 +1,172 @@
+#include "encore/predict/trace_feed.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include "call_class.hpp"
+#include <fmt/format.h>
+
+#include "encore/error.hpp"
+#include "encore/predict/loggps_engine.hpp"
+
+namespace encore::predict {
+namespace {
+
+void check_same_call(const Event& captured, const Event& replayed, const std::string& where) {
+  if (captured.function == replayed.function && captured.thread == replayed.thread &&
+      captured.index == replayed.index)
+    return;
+  throw Error(
+      fmt::format("{}: event #{} of thread {} is {}, the capture has {} (thread {} #{}): "
+                  "not a replay of this capture",
+                  where, replayed.index, replayed.thread, replayed.info().name,
+                  captured.info().name, captured.thread, captured.index));
+}
+
+std::int64_t gap_of(const Event& ev, std::int64_t& prev_end) {
+  const std::int64_t start = static_cast<std::int64_t>(ev.start_ns);
+  const std::int64_t g = std::max<std::int64_t>(start - prev_end, 0);
+  prev_end = static_cast<std::int64_t>(ev.end_ns);
+  return g;
+}
+
+}  // namespace
+
+ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs) {
+  // Only the keys of the profile contract are read (kind, nprocs, replay_of.rank): a profile
+  // lists one rank of an N-rank run, which the capture manifest's validation would refuse.
+  const TraceDir d(dir);
+  const std::string where = d.manifest_path().string();
+  std::ifstream in(d.manifest_path());
+  if (!in) throw Error(fmt::format("{}: cannot open (not a replay profile directory?)", where));
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not JSON ({})", where, e.what()));
+  }
+  const auto kind = doc.is_object() ? doc.value("kind", nlohmann::json()) : nlohmann::json();
+  if (kind != "replay" || !doc.contains("replay_of") || !doc["replay_of"].is_object())
+    throw Error(
+        fmt::format("{}: kind is {}, expected a replay profile (kind \"replay\" with "
+                    "replay_of)",
+                    where, kind.dump()));
+  const auto& n = doc.value("nprocs", nlohmann::json());
+  if (!n.is_number_unsigned() || n.get<std::uint64_t>() != nprocs)
+    throw Error(fmt::format("{}: nprocs {} but the capture has {} ranks", where, n.dump(), nprocs));
+  const auto& r = doc["replay_of"].value("rank", nlohmann::json());
+  if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
+    throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
+  return {dir, static_cast<std::uint32_t>(r.get<std::uint64_t>())};
+}
+
+ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles) {
+  struct Sum {
+    double captured = 0, replayed = 0;
+  };
+  std::unordered_map<std::uint64_t, Sum> sites;
+  ComputeScale s;
+  for (const ReplayProfile& p : profiles) {
+    RankEventReader cap(capture.events_path(p.rank));
+    const auto rep_path = TraceDir(p.dir).events_path(p.rank);
+    RankEventReader rep(rep_path);
+    Event a, b;
+    std::int64_t prev_a = 0, prev_b = 0;
+    bool first = true;
+    while (cap.next(a)) {
+      if (!rep.next(b))
+        throw Error(fmt::format("{}: ends at event #{} before the capture does", rep_path.string(),
+                                a.index));
+      check_same_call(a, b, rep_path.string());
+      const std::int64_t ga = gap_of(a, prev_a), gb = gap_of(b, prev_b);
+      if (first) {  // the time before the first call is not compute of the program
+        first = false;
+        continue;
+      }
+      s.captured_ns += static_cast<double>(ga);
+      s.replayed_ns += static_cast<double>(gb);
+      if (a.callsite) {
+        Sum& site = sites[*a.callsite];
+        site.captured += static_cast<double>(ga);
+        site.replayed += static_cast<double>(gb);
+      }
+    }
+    ++s.replayed_ranks;
+  }
+  if (s.captured_ns > 0) s.overall = s.replayed_ns / s.captured_ns;
+  for (const auto& [site, sum] : sites)
+    if (sum.captured > 0) s.by_callsite[site] = sum.replayed / sum.captured;
+  return s;
+}
+
+TraceRankFeed::TraceRankFeed(const TraceDir& capture, std::uint32_t rank,
+                             std::int64_t clock_offset_ns, std::uint32_t nprocs,
+                             std::optional<std::filesystem::path> profile_events,
+                             const ComputeScale* scale, const LogGPSParams* params)
+    : capture_(capture.events_path(rank)),
+      rank_(rank),
+      offset_(clock_offset_ns),
+      scale_(scale),
+      params_(params),
+      ctx_(rank, nprocs) {
+  if (profile_events) replay_.emplace(*profile_events);
+  have_first_ = capture_.next(first_);
+  if (have_first_) first_start_ = static_cast<std::int64_t>(first_.start_ns) + offset_;
+}
+
+bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
+  if (!started_) {
+    started_ = true;
+    if (!have_first_) return false;
+    ev = first_;
+  } else if (!capture_.next(ev)) {
+    return false;
+  }
+  std::int64_t captured_gap = 0;
+  if (recorded_.events == 0) {
+    // The first call: the rank's start on the common time base.
+    compute_ns = first_start_ - base_;
+    prev_capture_end_ = static_cast<std::int64_t>(ev.end_ns);
+    captured_gap = compute_ns;
+    if (replay_) {
+      if (!replay_->next(replay_ev_))
+        throw Error(fmt::format("{}: no events", replay_->file().path()));
+      check_same_call(ev, replay_ev_, replay_->file().path());
+      prev_replay_end_ = static_cast<std::int64_t>(replay_ev_.end_ns);
+    }
+  } else {
+    captured_gap = gap_of(ev, prev_capture_end_);
+    if (replay_) {
+      if (!replay_->next(replay_ev_))
+        throw Error(fmt::format("{}: ends at event #{} before the capture does",
+                                replay_->file().path(), ev.index));
+      check_same_call(ev, replay_ev_, replay_->file().path());
+      compute_ns = gap_of(replay_ev_, prev_replay_end_);
+    } else {
+      double ratio = scale_ ? scale_->overall : 1.0;
+      if (scale_ && ev.callsite) {
+        const auto it = scale_->by_callsite.find(*ev.callsite);
+        if (it != scale_->by_callsite.end()) ratio = it->second;
+      }
+      compute_ns = static_cast<std::int64_t>(static_cast<double>(captured_gap) * ratio + 0.5);
+    }
+  }
+  const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+  const std::int64_t wait =
+      params_ ? std::clamp<std::int64_t>(d - solo_cost(ev, ctx_, *params_), 0, d) : 0;
+  if (shapes_context(ev)) ctx_.observe(ev);
+  recorded_.compute_ns += captured_gap;
+  recorded_.wait_ns += wait;
+  recorded_.comm_ns += d - wait;
+  recorded_.end_ns = static_cast<std::int64_t>(ev.end_ns) + offset_ - base_;
+  ++recorded_.events;
+  return true;
+}
+
+std::string TraceRankFeed::problem() const {
+  if (capture_.complete()) return {};
+  return capture_.problem().empty() ? capture_.file().path() + ": stream ended early"
+                                    : capture_.problem();
+}
+
+}  // namespace encore::predict

@@ -1,0 +1,107 @@
+"""`encore predict` end to end on recorded examples (2 ranks): both models run, the predicted
+trace reads back with `encore stats` and `encore show`, per-rank totals add up (compute +
+communication + wait = end), the logged model with compute as captured gives back the
+recorded run exactly, and bad input is refused with one line and an exit code."""
+import json
+import pathlib
+import shutil
+import tempfile
+import unittest
+
+import harness
+
+TOOL = harness.TOOL
+EXAMPLES = ("ring", "halo2d", "collectives")
+
+
+def tool(*args, check=True):
+    return harness.run([TOOL, *map(str, args)], check=check, timeout=120)
+
+
+class PredictExamples(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        harness.TMP_ROOT.mkdir(parents=True, exist_ok=True)
+        cls.root = pathlib.Path(tempfile.mkdtemp(prefix="predict-", dir=harness.TMP_ROOT))
+        for name in EXAMPLES:
+            harness.record(cls.root / name, 2, harness.example(name))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.root, ignore_errors=True)
+
+    def predict(self, name, *args):
+        p = tool("predict", self.root / name, "--json", *args)
+        self.assertEqual(p.stderr, "")
+        return json.loads(p.stdout)
+
+    def test_totals_add_up_and_trace_reads_back(self):
+        for name in EXAMPLES:
+            for model in ("loggps", "logged"):
+                with self.subTest(example=name, model=model):
+                    out = self.root / f"{name}-{model}"
+                    doc = self.predict(name, "--model", model, "-o", out)
+                    self.assertEqual(doc["model"], model)
+                    ends = []
+                    for r in doc["ranks"]:
+                        self.assertEqual(r["compute"], "inferred")
+                        for side in ("recorded", "predicted"):
+                            t = r[side]
+                            self.assertAlmostEqual(
+                                t["compute_s"] + t["communication_s"] + t["wait_s"], t["end_s"],
+                                delta=1e-9 * t["events"] + 1e-12, msg=f"{side} rank {r['rank']}")
+                            self.assertGreaterEqual(t["wait_s"], 0)
+                        ends.append(r["predicted"]["end_s"])
+                    self.assertAlmostEqual(doc["predicted_total_s"], max(ends), delta=1e-12)
+                    manifest = json.loads((out / "manifest.json").read_text())
+                    self.assertEqual(manifest["kind"], "predicted")
+                    self.assertEqual(manifest["options"]["prediction"]["model"], model)
+                    stats = json.loads(tool("stats", out, "--json").stdout)
+                    for r, s in zip(doc["ranks"], stats["ranks"]):
+                        p = r["predicted"]
+                        self.assertEqual(s["events"], p["events"])
+                        self.assertAlmostEqual(s["wall_ns"] * 1e-9, p["end_s"], delta=1e-9)
+                        self.assertAlmostEqual(s["compute_ns"] * 1e-9, p["compute_s"],
+                                               delta=1e-9 * p["events"])
+                    self.assertIn("MPI_Finalize", tool("show", out).stdout)
+
+    def test_logged_model_without_profiles_gives_back_the_recording(self):
+        for name in EXAMPLES:
+            with self.subTest(example=name):
+                doc = self.predict(name, "--model", "logged")
+                self.assertAlmostEqual(doc["predicted_total_s"], doc["recorded_total_s"],
+                                       delta=1e-6 * doc["recorded_total_s"])
+
+    def test_params_file_and_text_summary(self):
+        params = self.root / "params.json"
+        params.write_text(json.dumps({"L": 2000, "o": 300, "g": 0, "G": 0.5, "S": 4096}))
+        doc = self.predict("ring", "--params", params)
+        self.assertEqual(doc["params"]["L"], 2000)
+        self.assertEqual(doc["params"]["S"], 4096)
+        self.assertNotIn("fit", doc)
+        # A larger L makes every message later: the prediction grows.
+        slow = self.root / "slow.json"
+        slow.write_text(json.dumps({"L": 2e6, "o": 300, "g": 0, "G": 0.5, "S": 4096}))
+        self.assertGreater(self.predict("ring", "--params", slow)["predicted_total_s"],
+                           doc["predicted_total_s"])
+        text = tool("predict", self.root / "ring").stdout
+        self.assertRegex(text, r"predicted total: \d+\.\d+ s \(recorded \d+\.\d+ s")
+        self.assertIn("fit: o from", text)
+        self.assertIn("compute inferred: ranks 0 1", text)
+
+    def test_bad_input(self):
+        cases = [
+            (["--model", "guess"], 2, "--model"),
+            (["--params", self.root / "missing.json"], 2, "missing.json"),
+            (["--replay", self.root / "halo2d"], 3, "expected a replay profile"),
+        ]
+        for extra, code, text in cases:
+            with self.subTest(args=extra):
+                p = tool("predict", self.root / "ring", *extra, check=False)
+                self.assertEqual(p.returncode, code, p.stderr)
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                self.assertIn(text, p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,190 @@
+// The loggps engine against hand-computed LogGPS answers. Parameters are round numbers
+// (L 1000, o 100, G 1 ns/byte, S 1000 bytes) so every expected time below is arithmetic.
+#include "predict_events.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/error.hpp"
+#include "encore/predict/collectives.hpp"
+#include "encore/predict/loggps_engine.hpp"
+
+namespace encore {
+namespace {
+
+using namespace encore::testing;
+using predict::LogGPSParams;
+
+LogGPSParams params() {
+  LogGPSParams p;
+  p.L = 1000;
+  p.o = 100;
+  p.g = 0;
+  p.G = 1;
+  p.S = 1000;
+  return p;
+}
+
+KeepSink run(std::vector<std::vector<Step>> ranks, LogGPSParams p = params()) {
+  auto f = feeds(std::move(ranks));
+  KeepSink sink;
+  predict::run_loggps(f, p, sink);
+  return sink;
+}
+
+TEST(PredictLogGPS, PingPong) {
+  // rank 0 sends 8 B at 0: done 0+100+7; arrives 1107, rank 1's Recv ends 1207; the reply
+  // leaves at 1207, arrives 2314, rank 0's Recv (posted at 107) ends 2414.
+  auto s = run({{{send(fn::Send, 1, 0, 8)}, {recv(fn::Recv, 1, 0, 1, 8)}},
+                {{recv(fn::Recv, 0, 0, 0, 8)}, {send(fn::Send, 0, 0, 8)}}});
+  EXPECT_EQ(s.calls[0][0].end, 107);
+  EXPECT_EQ(s.calls[1][0].end, 1207);
+  EXPECT_EQ(s.calls[1][1].end, 1314);
+  EXPECT_EQ(s.calls[0][1].start, 107);
+  EXPECT_EQ(s.calls[0][1].end, 2414);
+  EXPECT_EQ(s.calls[0][1].wait, 2414 - 107 - 100);
+}
+
+TEST(PredictLogGPS, LateSender) {
+  auto s = run({{{send(fn::Send, 1, 0, 8), 5000}}, {{recv(fn::Recv, 0, 0, 0, 8)}}});
+  EXPECT_EQ(s.calls[1][0].end, 5000 + 107 + 1000 + 100);
+  EXPECT_EQ(s.calls[1][0].wait, 5000 + 107 + 1000);  // everything but its own o
+  EXPECT_EQ(s.calls[0][0].wait, 0);
+}
+
+TEST(PredictLogGPS, LateReceiverEagerDoesNotBlockTheSender) {
+  auto s = run({{{send(fn::Send, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 5000}}});
+  EXPECT_EQ(s.calls[0][0].end, 107);
+  EXPECT_EQ(s.calls[1][0].end, 5100);  // the message was there: only o
+  EXPECT_EQ(s.calls[1][0].wait, 0);
+}
+
+TEST(PredictLogGPS, LateReceiverRendezvousFollowsPerWiz) {
+  // 2000 B > S: t_wait = max(t_v - t_u - (o+L), 0) = 5000 - 0 - 1100 = 3900
+  auto s = run({{{send(fn::Send, 1, 0, 2000)}}, {{recv(fn::Recv, 0, 0, 0, 2000), 5000}}});
+  const std::int64_t handshake = 0 + 1100 + 3900;
+  EXPECT_EQ(s.calls[0][0].end, handshake + 1000 + 100 + 1999);
+  EXPECT_EQ(s.calls[0][0].wait, 3900);
+  EXPECT_EQ(s.calls[1][0].end, handshake + 1000 + 100 + 1999 + 1100);
+}
+
+TEST(PredictLogGPS, BufferedSendNeverWaitsForTheReceive) {
+  auto s = run({{{send(fn::Bsend, 1, 0, 2000)}}, {{recv(fn::Recv, 0, 0, 0, 2000), 5000}}});
+  EXPECT_EQ(s.calls[0][0].end, 100 + 1999);
+  EXPECT_EQ(s.calls[0][0].wait, 0);
+  EXPECT_EQ(s.calls[1][0].end, 5100);
+}
+
+TEST(PredictLogGPS, SynchronousSendWaitsEvenWhenSmall) {
+  auto early = run({{{send(fn::Ssend, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 500}}});
+  EXPECT_EQ(early.calls[0][0].wait, 0);  // 500 < o + L: no wait
+  auto late = run({{{send(fn::Ssend, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 7000}}});
+  EXPECT_EQ(late.calls[0][0].wait, 7000 - 1100);
+  // The same small message with a plain Send does not wait.
+  auto eager = run({{{send(fn::Send, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 7000}}});
+  EXPECT_EQ(eager.calls[0][0].wait, 0);
+}
+
+TEST(PredictLogGPS, WaitallOverSeveralIrecvs) {
+  // rank 1 posts tag 1 then tag 2; rank 0 sends tag 2 at 1000, tag 1 at 2107.
+  auto s = run({{{send(fn::Send, 1, 2, 8), 1000}, {send(fn::Send, 1, 1, 8), 1000}},
+                {{recv(fn::Irecv, 0, 1, 0, 8)}, {recv(fn::Irecv, 0, 2, 0, 8)}, {waitall({0, 1})}}});
+  EXPECT_EQ(s.calls[1][0].end, 100);
+  EXPECT_EQ(s.calls[1][1].end, 200);
+  EXPECT_EQ(s.calls[1][2].start, 200);
+  EXPECT_EQ(s.calls[1][2].end, 2107 + 1107 + 100);
+  EXPECT_EQ(s.calls[1][2].wait, 2107 + 1107 + 100 - 200);
+}
+
+TEST(PredictLogGPS, AnySourceFollowsTheRecordedSource) {
+  // Rank 2 sends at 0, rank 1 at 500. Rank 0 receives twice from MPI_ANY_SOURCE; the
+  // recorded statuses say which message each receive got, and the times follow them.
+  auto order = [](std::int64_t first, std::int64_t second) {
+    return run(
+        {{{recv(fn::Recv, kAnySource, 0, first, 8)}, {recv(fn::Recv, kAnySource, 0, second, 8)}},
+         {{send(fn::Send, 0, 0, 8), 500}},
+         {{send(fn::Send, 0, 0, 8), 0}}});
+  };
+  auto a = order(2, 1);
+  EXPECT_EQ(a.calls[0][0].end, 1107 + 100);
+  EXPECT_EQ(a.calls[0][1].end, 500 + 1107 + 100);
+  auto b = order(1, 2);
+  EXPECT_EQ(b.calls[0][0].end, 500 + 1107 + 100);
+  EXPECT_EQ(b.calls[0][1].end, 1707 + 100);  // rank 2's message was waiting
+}
+
+TEST(PredictLogGPS, IrecvAnySourceResolvedAtTheWait) {
+  Event ir = recv(fn::Irecv, kAnySource, 0, 0, 8);
+  Event w = call(fn::Wait);
+  role_arg(w, Role::request_inout).requests = {{false, 0, 0}};
+  role_arg(w, Role::status_out).statuses = {{0, 1, 0, 8, 0}};
+  auto s = run({{{ir}, {w}}, {{send(fn::Send, 0, 0, 8), 3000}}});
+  EXPECT_EQ(s.calls[0][1].end, 3000 + 1107 + 100);
+}
+
+TEST(PredictLogGPS, BarrierOfTwo) {
+  // One dissemination round: max(own send done, partner's arrival) + o.
+  auto s = run({{{coll(fn::Barrier, 0)}}, {{coll(fn::Barrier, 0), 3000}}});
+  EXPECT_EQ(s.calls[0][0].end, 3000 + 1100 + 100);
+  EXPECT_EQ(s.calls[1][0].end, 3000 + 100 + 100);
+  EXPECT_EQ(s.calls[0][0].wait, s.calls[0][0].end - 1200);  // cost alone: o + L + o
+  EXPECT_EQ(s.calls[1][0].wait, 0);
+}
+
+TEST(PredictLogGPS, BinomialBroadcastOfFour) {
+  std::vector<std::int64_t> zero(4, 0);
+  const auto t = predict::collective_end_times(predict::CollKind::bcast, zero, 0, 8, params());
+  // mask 2: 0 -> 2 (arrives 1107, done 1207); mask 1: 0 -> 1 leaves at 107, 2 -> 3 at 1207.
+  EXPECT_EQ(t[2], 1207 + 107);
+  EXPECT_EQ(t[1], 107 + 1107 + 100);
+  EXPECT_EQ(t[3], 1207 + 1107 + 100);
+  EXPECT_EQ(t[0], 214);
+  EXPECT_EQ(predict::algorithm_name(predict::CollKind::bcast, 8, 4), "binomial tree");
+  EXPECT_EQ(predict::algorithm_name(predict::CollKind::allreduce, 1 << 20, 4), "ring");
+}
+
+TEST(PredictLogGPS, ComputeSpedUpOnOneRankShortensTheOthersWait) {
+  auto ranks = [](std::int64_t compute0) {
+    return run({{{send(fn::Send, 1, 0, 8), compute0}, {coll(fn::Allreduce, 8), 1000}},
+                {{recv(fn::Recv, 0, 0, 0, 8), 100}, {coll(fn::Allreduce, 8), 100}}});
+  };
+  auto slow = ranks(20000);
+  auto fast = ranks(10000);  // rank 0's compute twice as fast
+  EXPECT_EQ(slow.calls[1][0].wait - fast.calls[1][0].wait, 10000);
+  EXPECT_EQ(slow.calls[1][1].end - fast.calls[1][1].end, 10000);
+  EXPECT_EQ(fast.calls[1][0].wait, 10000 + 1107 - 100);
+}
+
+TEST(PredictLogGPS, DeadlockIsAnError) {
+  auto f = feeds({{{recv(fn::Recv, 1, 0, 1, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8)}}});
+  KeepSink sink;
+  try {
+    predict::run_loggps(f, params(), sink);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 0 at MPI_Recv"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PredictLogged, KeepsRecordedDurationsAndFeedsCompute) {
+  Event a = call(fn::Send, 300);
+  Event b = call(fn::Barrier, 1000);
+  auto f = feeds({{{a, 50}, {b, 200}}});
+  KeepSink sink;
+  predict::run_logged(f, params(), sink);
+  EXPECT_EQ(sink.calls[0][0].start, 50);
+  EXPECT_EQ(sink.calls[0][0].end, 350);
+  EXPECT_EQ(sink.calls[0][1].start, 550);
+  EXPECT_EQ(sink.calls[0][1].end, 1550);
+  EXPECT_EQ(sink.calls[0][1].wait, 1000 - 100);  // beyond a barrier's own o
+}
+
+TEST(PredictParams, BadValuesAreNamed) {
+  EXPECT_THROW(predict::params_from_json({{"L", -1}}, "p.json"), Error);
+  EXPECT_THROW(predict::params_from_json({{"S", "big"}}, "p.json"), Error);
+  const auto p = predict::params_from_json({{"L", 5}, {"S", 10}}, "p.json");
+  EXPECT_EQ(p.L, 5);
+  EXPECT_EQ(p.S, 10u);
+  EXPECT_EQ(p.o, predict::LogGPSParams{}.o);
+}
+
+}  // namespace
+}  // namespace encore

@@ -1,0 +1,208 @@
+// The prediction pipeline on hand-made trace directories: a capture of two ranks, a replay
+// profile of rank 0 whose compute is twice as fast, the inference of rank 1 from it (overall
+// and per call site), the predicted trace written and read back.
+#include <fstream>
+#include <optional>
+#include <vector>
+
+#include "predict_events.hpp"
+#include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/error.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/manifest.hpp"
+#include "encore/predict/loggps_engine.hpp"
+#include "encore/predict/predicted_trace.hpp"
+#include "encore/predict/trace_feed.hpp"
+#include "encore/rank_trace_writer.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore {
+namespace {
+
+using namespace encore::testing;
+
+struct Call {
+  Event ev;
+  std::uint64_t gap;  // compute before it
+  std::uint64_t dur;
+  std::optional<std::uint64_t> site;
+};
+
+// Writes `calls` as rank `rank`'s stream, times laid out from `t0`.
+void write_rank(const std::filesystem::path& dir, std::uint32_t rank, std::vector<Call> calls,
+                std::uint64_t t0) {
+  const TraceDir d(dir);
+  RankTraceWriter w(d.events_path(rank), d.payload_path(rank), rank);
+  std::uint64_t t = t0;
+  for (auto& c : calls) {
+    c.ev.start_ns = t + c.gap;
+    c.ev.end_ns = c.ev.start_ns + c.dur;
+    c.ev.callsite = c.site;
+    t = c.ev.end_ns;
+    w.write(c.ev);
+  }
+  w.close();
+}
+
+Manifest manifest(TraceKind kind, std::vector<std::uint32_t> ranks, std::uint32_t nprocs) {
+  Manifest m;
+  m.kind = kind;
+  m.nprocs = nprocs;
+  m.function_table.hash = std::string(kFunctionTableHash);
+  for (const auto& f : function_table()) m.function_table.functions.push_back(f.name);
+  for (auto r : ranks) {
+    RankInfo info;
+    info.rank = r;
+    info.status = RankStatus::complete;
+    m.ranks.push_back(info);
+  }
+  if (kind == TraceKind::replay) m.replay_of = ReplayOf{"capture", ranks.at(0)};
+  return m;
+}
+
+// A profile's manifest lists one rank of an nprocs-rank run (which save_manifest refuses).
+void save_profile_manifest(const Manifest& m, const std::filesystem::path& dir) {
+  std::ofstream(TraceDir(dir).manifest_path()) << manifest_to_json(m).dump(2);
+}
+
+// Rank 0: compute, Send, compute, Recv. Rank 1: compute, Recv, compute, Send. The compute
+// before each call is `scale` times the captured one.
+std::vector<Call> rank0(double scale) {
+  const auto g = [&](std::uint64_t ns) {
+    return static_cast<std::uint64_t>(static_cast<double>(ns) * scale);
+  };
+  return {{call(fn::Init), 0, 500, {}},
+          {send(fn::Send, 1, 0, 8), g(10000), 200, 1},
+          {recv(fn::Recv, 1, 0, 1, 8), g(30000), 5000, 2},
+          {call(fn::Finalize), g(1000), 100, {}}};
+}
+std::vector<Call> rank1() {
+  return {{call(fn::Init), 0, 500, {}},
+          {recv(fn::Recv, 0, 0, 0, 8), 20000, 300, 1},
+          {send(fn::Send, 0, 0, 8), 40000, 200, 2},
+          {call(fn::Finalize), 1000, 100, {}}};
+}
+
+class PredictPipeline : public TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    cap_ = dir_ / "capture";
+    prof_ = dir_ / "profile";
+    std::filesystem::create_directories(cap_);
+    std::filesystem::create_directories(prof_);
+    write_rank(cap_, 0, rank0(1.0), 1'000'000);
+    write_rank(cap_, 1, rank1(), 1'000'000);
+    save_manifest(manifest(TraceKind::capture, {0, 1}, 2), TraceDir(cap_).manifest_path());
+    write_rank(prof_, 0, rank0(0.5), 7'000'000);  // another machine's clock: any origin
+    save_profile_manifest(manifest(TraceKind::replay, {0}, 2), prof_);
+  }
+
+  // Runs the logged model; returns the sink.
+  KeepSink predict(bool with_profile, predict::ComputeScale* scale_out = nullptr) {
+    const TraceDir cap(cap_);
+    std::vector<predict::ReplayProfile> profiles;
+    if (with_profile) profiles.push_back(predict::open_profile(prof_, 2));
+    scale_ = predict::measure_scale(cap, profiles);
+    if (scale_out) *scale_out = scale_;
+    std::vector<std::unique_ptr<predict::RankFeed>> feeds;
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      std::optional<std::filesystem::path> p;
+      if (with_profile && r == 0) p = TraceDir(prof_).events_path(0);
+      auto f = std::make_unique<predict::TraceRankFeed>(cap, r, 0, 2, p, &scale_, &params_);
+      f->set_base(1'000'000);
+      feeds.push_back(std::move(f));
+    }
+    KeepSink sink;
+    predict::run_logged(feeds, params_, sink);
+    return sink;
+  }
+
+  std::filesystem::path cap_, prof_;
+  predict::ComputeScale scale_;
+  predict::LogGPSParams params_;
+};
+
+TEST_F(PredictPipeline, ReplayedComputeAndInferredRank) {
+  predict::ComputeScale scale;
+  auto s = predict(true, &scale);
+  EXPECT_DOUBLE_EQ(scale.overall, 0.5);
+  EXPECT_EQ(scale.replayed_ranks, 1u);
+  // rank 0: compute from the profile (halved), durations as captured.
+  EXPECT_EQ(s.calls[0][1].start, 500 + 5000);
+  EXPECT_EQ(s.calls[0][2].start, 500 + 5000 + 200 + 15000);
+  // rank 1: per call site, the replayed ranks' ratio for the site ending the segment (0.5).
+  EXPECT_EQ(s.calls[1][1].start, 500 + 10000);
+  EXPECT_EQ(s.calls[1][2].start, 500 + 10000 + 300 + 20000);
+  // Finalize has no call site: the overall ratio.
+  EXPECT_EQ(s.calls[1][3].start - s.calls[1][2].end, 500);
+}
+
+TEST_F(PredictPipeline, WithoutProfilesComputeIsAsCaptured) {
+  auto s = predict(false);
+  EXPECT_EQ(s.calls[1][1].start, 500 + 20000);
+  EXPECT_EQ(s.calls[0][2].start, 500 + 10000 + 200 + 30000);
+}
+
+TEST_F(PredictPipeline, PerCallSiteRatios) {
+  // Site 1 replays 4x faster, site 2 as captured: rank 1's segments follow each site.
+  auto calls = rank0(1.0);
+  calls[1].gap = 2500;
+  write_rank(prof_, 0, calls, 0);
+  predict::ComputeScale scale;
+  auto s = predict(true, &scale);
+  EXPECT_DOUBLE_EQ(scale.by_callsite.at(1), 0.25);
+  EXPECT_DOUBLE_EQ(scale.by_callsite.at(2), 1.0);
+  EXPECT_EQ(s.calls[1][1].start, 500 + 5000);
+  EXPECT_EQ(s.calls[1][2].start - s.calls[1][1].end, 40000);
+}
+
+TEST_F(PredictPipeline, ProfileOfAnotherRunIsRejected) {
+  auto calls = rank0(0.5);
+  calls[2].ev = send(fn::Send, 1, 0, 8);
+  write_rank(prof_, 0, calls, 0);
+  try {
+    predict(true);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a replay of this capture"), std::string::npos)
+        << e.what();
+  }
+  save_profile_manifest(manifest(TraceKind::capture, {0}, 2), prof_);
+  EXPECT_THROW(predict::open_profile(prof_, 2), Error);
+  save_profile_manifest(manifest(TraceKind::replay, {0}, 3), prof_);
+  EXPECT_THROW(predict::open_profile(prof_, 2), Error);
+}
+
+TEST_F(PredictPipeline, PredictedTraceReadsBack) {
+  const auto out = dir_ / "predicted";
+  {
+    predict::PredictedTrace trace(out, 2);
+    auto s = predict(true);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+      Event ev = call(fn::Barrier);
+      for (const auto& c : s.calls[r]) trace.on_event(r, ev, 0, c.start, c.end, c.wait);
+    }
+    trace.finish(load_manifest(TraceDir(cap_).manifest_path()), {{"model", "logged"}});
+    EXPECT_EQ(trace.totals()[0].events, 4u);
+  }
+  const Manifest m = load_manifest(TraceDir(out).manifest_path());
+  EXPECT_EQ(m.kind, TraceKind::predicted);
+  EXPECT_EQ(m.options["prediction"]["model"], "logged");
+  EXPECT_EQ(m.ranks.at(1).events, 4u);
+  RankEventReader reader(TraceDir(out).events_path(1));
+  Event ev;
+  std::uint64_t n = 0, last_end = 0;
+  while (reader.next(ev)) {
+    ++n;
+    EXPECT_GE(ev.start_ns, last_end);
+    last_end = ev.end_ns;
+  }
+  EXPECT_TRUE(reader.complete());
+  EXPECT_EQ(n, 4u);
+}
+
+}  // namespace
+}  // namespace encore
