@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -145,13 +146,14 @@ class Step {
   void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
   std::string recorded_call() const;
-  void fill_slot(std::uint64_t slot, const RecvBlocks& blocks);
+  void fill_slot(std::uint64_t slot, std::span<const RecvBlock> blocks);
   void unpack_payload(const PayloadRef& p, const RecvBlock& b);
   bool test_says_done() const;
   [[noreturn]] void engine_failed(const std::exception& e);
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
+  const FunctionInfo* f_;  // function_table()[id_], looked up once: skip() runs per argument
   Replayer* rep_;
   const Event* ev_ = nullptr;
   struct Mismatch {
