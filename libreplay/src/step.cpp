@@ -39,16 +39,6 @@ Step::~Step() {
   rep_->advance();
 }
 
-bool Step::skip(int i) const {
-  const ParamInfo& p = f_->params[static_cast<std::size_t>(i)];
-  return (p.flags & kParamRootOnly) != 0 || !arg(i).present;
-}
-
-void Step::compare(int i, std::int64_t actual) {
-  if (skip(i)) return;
-  if (arg(i).scalar != actual) mismatch(i, actual, {});
-}
-
 void Step::mismatch(int i, std::int64_t value, std::string text) {
   mismatches_.push_back({i, value, std::move(text)});
 }

@@ -140,8 +140,13 @@ class Step {
 
  private:
   const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
-  bool skip(int i) const;
-  void compare(int i, std::int64_t actual);
+  // Inline: they run for every argument of every call.
+  bool skip(int i) const {
+    return (f_->params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0 || !arg(i).present;
+  }
+  void compare(int i, std::int64_t actual) {
+    if (!skip(i) && arg(i).scalar != actual) mismatch(i, actual, {});
+  }
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
