@@ -8,11 +8,18 @@ program's own loop timers (CLOCK_MONOTONIC inside the program), medians of sever
     wait for), and the MPI_Iprobe polling loop;
   * payload feed rate: the 1 MiB ping-pong replayed (each iteration unpacks 1 MiB received and
     hashes 1 MiB sent), as bytes fed per second;
-  * the replayed rank's loop time against the same loop in the captured run.
+  * the replayed rank's loop time against the same loop in the captured run;
+  * wall time against compute time: examples (halo2d, master_worker) and the loops program,
+    recorded then replayed with a profile (-o), alternating; the replay's wall clock (the
+    profile's compute + replay overhead, from its first MPI call to its last) over the captured
+    rank's compute time (`encore stats --json`). "less feed" takes out the received bytes at the
+    feed rate measured above (the goal is 1.05x plus the payload read time).
 """
 import argparse
+import json
 import pathlib
 import shutil
+import statistics
 import tempfile
 
 from benchlib import fmt, loops, run
@@ -48,7 +55,41 @@ def main():
     print(f"{'pingpong1M':12s} replayed {fmt([v / 1e3 for v in replayed['pingpong1M']], ' us/iter')}   "
           f"feed {fmt(feed, ' GB/s')} (1 MiB unpacked + 1 MiB hashed per iteration)   "
           f"(captured run: {captured['pingpong1M'] / 1e3:.1f} us/iter)")
+
+    # wall time against compute time ------------------------------------------------------------
+    gbs = statistics.median(feed)
+    print(f"\nwall / compute: replayed rank's wall time over its compute time in the captured run")
+    for name, rank, cmd in [
+        ("halo2d", 0, [build / "examples/example_halo2d", "512", "400", "1"]),
+        ("master_worker", 1, [build / "examples/example_master_worker", "256", "16", "512"]),
+        ("loops", 0, [prog, str(small // 10), str(large // 10)]),
+    ]:
+        ratio, less_feed, over_call = [], [], []
+        for i in range(args.rounds):
+            rec, prof = tmp / f"{name}-{i}", tmp / f"{name}-{i}-replay"
+            run([str(tool), "record", "-o", str(rec), "--quiet", "--", "mpiexec", "-n", "2",
+                 *map(str, cmd)])
+            run([str(tool), "replay", "--rank", str(rank), "--quiet", "-o", str(prof), str(rec),
+                 "--", *map(str, cmd)])
+            captured_rank = rank_stats(tool, rec, rank)
+            replayed_rank = rank_stats(tool, prof, rank)
+            wall = replayed_rank["compute_ns"] + replayed_rank["overhead_ns"]
+            compute = max(captured_rank["compute_ns"], 1)
+            ratio.append(wall / compute)
+            less_feed.append((wall - captured_rank["bytes_received"] / gbs) / compute)
+            over_call.append(replayed_rank["overhead_ns"] / max(replayed_rank["events"], 1))
+            shutil.rmtree(rec, ignore_errors=True)
+            shutil.rmtree(prof, ignore_errors=True)
+        print(f"{name:14s} rank {rank}: {fmt(ratio, 'x')}   less feed {fmt(less_feed, 'x')}   "
+              f"replay overhead {fmt(over_call, ' ns/call')}   "
+              f"(captured compute {captured_rank['compute_ns'] / 1e6:.1f} ms, "
+              f"{captured_rank['events']} calls, {captured_rank['bytes_received'] / 1e6:.1f} MB received)")
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def rank_stats(tool, trace, rank):
+    stats = json.loads(run([str(tool), "stats", "--json", str(trace)]))
+    return next(r for r in stats["ranks"] if r["rank"] == rank)
 
 
 if __name__ == "__main__":

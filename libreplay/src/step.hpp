@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -141,19 +142,25 @@ class Step {
 
  private:
   const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
-  bool skip(int i) const;
-  void compare(int i, std::int64_t actual);
+  // Inline: they run for every argument of every call.
+  bool skip(int i) const {
+    return (f_->params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0 || !arg(i).present;
+  }
+  void compare(int i, std::int64_t actual) {
+    if (!skip(i) && arg(i).scalar != actual) mismatch(i, actual, {});
+  }
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
   std::string recorded_call() const;
-  void fill_slot(std::uint64_t slot, const RecvBlocks& blocks);
+  void fill_slot(std::uint64_t slot, std::span<const RecvBlock> blocks);
   void unpack_payload(const PayloadRef& p, const RecvBlock& b);
   bool test_says_done() const;
   [[noreturn]] void engine_failed(const std::exception& e);
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
+  const FunctionInfo* f_;  // function_table()[id_], looked up once: skip() runs per argument
   Replayer* rep_;
   const Event* ev_ = nullptr;
   struct Mismatch {

@@ -125,7 +125,8 @@ void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
       break;
     case Role::request_array: {
       const auto n = checked_length(in, in.read_uvarint());
-      for (std::uint64_t i = 0; i < n; ++i) a.requests.push_back(read_request(in, ev.thread, ev.index));
+      for (std::uint64_t i = 0; i < n; ++i)
+        a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
     }
     case Role::status_in:
@@ -227,8 +228,8 @@ EventColumns EventColumns::of(std::span<const std::byte> chunk) {
   return c;
 }
 
-void decode_event(EventColumns& columns, std::uint64_t prev_end_ns,
-                  std::uint64_t& payload_offset, Event& ev) {
+void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
+                  Event& ev) {
   ByteReader& in = columns.body;
   const std::uint64_t gap = columns.gap.read_uvarint();
   const std::uint64_t duration = columns.duration_reader().read_uvarint();
@@ -246,7 +247,9 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns,
   // Reused between events, never shrunk (the vectors keep their capacity): decoding allocates
   // nothing in the steady state, which matters to the replay, decoding one event per MPI call.
   if (ev.args.size() < f.params.size()) ev.args.resize(f.params.size());
-  for (ArgValue& a : ev.args) {
+  // Only the function's own entries count, so only they are cleared (the rest stay stale).
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    ArgValue& a = ev.args[i];
     a.present = false;
     a.scalar = 0;
     a.real = 0;

@@ -232,10 +232,10 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
   for (const auto& p : e.payloads) payload += p.bytes;
   std::uint64_t hashed = 0;
   for (const auto& h : e.send_hashes) hashed += h.bytes;
-  auto status_bytes = [&e]() {
+  auto status_bytes = [&e, &f]() {
     std::uint64_t n = 0;
-    for (const auto& a : e.args)
-      for (const auto& s : a.statuses) n += s.bytes;
+    for (std::size_t i = 0; i < f.params.size() && i < e.args.size(); ++i)  // not stale ones
+      for (const auto& s : e.args[i].statuses) n += s.bytes;
     return n;
   };
   if (f.category == Category::completion) {

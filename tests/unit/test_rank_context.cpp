@@ -143,5 +143,23 @@ TEST(RankContext, CommunicatorsAndCollectiveBytes) {
   EXPECT_FALSE(message_bytes(ctx, unknown).known);
 }
 
+// The decoder reuses Event::args and leaves entries past the function's parameters stale: a
+// completion's received bytes come from its own statuses only.
+TEST(RankContext, CompletionIgnoresStaleArguments) {
+  RankContext ctx(0, 2);
+  EventBuilder wait(fn::Wait);
+  StatusRecord mine;
+  mine.bytes = 16;
+  wait.arg("status").statuses = {mine};
+  StatusRecord stale;
+  stale.bytes = 1000;
+  ArgValue left_over;
+  left_over.statuses = {stale, stale};
+  wait.e.args.push_back(left_over);
+  const auto m = message_bytes(ctx, wait.e);
+  EXPECT_TRUE(m.known);
+  EXPECT_EQ(m.received, 16u);
+}
+
 }  // namespace
 }  // namespace encore
