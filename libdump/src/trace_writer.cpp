@@ -9,24 +9,13 @@
 #include "encore/varint.hpp"
 
 namespace encore::dump {
-namespace {
-
-FileHeader file_header(StreamKind kind, std::uint32_t rank, ByteOrder order) {
-  FileHeader h;
-  h.kind = kind;
-  h.rank = rank;
-  h.byte_order = order;
-  return h;
-}
-
-}  // namespace
 
 TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
                          std::uint32_t rank, ByteOrder payload_order, int event_level,
                          int payload_level, std::uint64_t flush_interval_ns, SegmentPool& pool)
     : rank_(rank),
-      events_(events, file_header(StreamKind::events, rank, host_byte_order())),
-      payload_(payload, file_header(StreamKind::payload, rank, payload_order)),
+      events_(events, FileHeader{.kind = StreamKind::events, .byte_order = host_byte_order(), .rank = rank}),
+      payload_(payload, FileHeader{.kind = StreamKind::payload, .byte_order = payload_order, .rank = rank}),
       event_level_(event_level),
       payload_level_(payload_level),
       flush_interval_ns_(flush_interval_ns),

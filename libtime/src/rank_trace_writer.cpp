@@ -8,23 +8,16 @@
 #include "encore/varint.hpp"
 
 namespace encore {
-namespace {
-
-FileHeader file_header(StreamKind kind, std::uint32_t rank, ByteOrder order) {
-  FileHeader h;
-  h.kind = kind;
-  h.rank = rank;
-  h.byte_order = order;
-  return h;
-}
-
-}  // namespace
 
 RankTraceWriter::RankTraceWriter(const std::filesystem::path& events_file,
                                  const std::filesystem::path& payload_file, std::uint32_t rank,
                                  RankWriterOptions options)
-    : events_file_(events_file, file_header(StreamKind::events, rank, host_byte_order())),
-      payload_file_(payload_file, file_header(StreamKind::payload, rank, options.payload_order)),
+    : events_file_(
+          events_file,
+          FileHeader{.kind = StreamKind::events, .byte_order = host_byte_order(), .rank = rank}),
+      payload_file_(payload_file, FileHeader{.kind = StreamKind::payload,
+                                             .byte_order = options.payload_order,
+                                             .rank = rank}),
       options_(options) {}
 
 RankTraceWriter::~RankTraceWriter() = default;
