@@ -5,6 +5,7 @@
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
+#include "encore/role_coding.hpp"
 
 namespace encore {
 namespace {
@@ -55,57 +56,29 @@ RequestRef read_request(ByteReader& in, std::uint16_t thread, std::uint64_t inde
 }
 
 void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
-  a.present = true;
-  switch (role) {
-    case Role::opaque:
-      a.present = false;
+  a.present = role != Role::opaque;
+  switch (coding_of(role)) {
+    case Coding::nothing:
       break;
-    case Role::buf_in:
-    case Role::buf_out:
-    case Role::buf_inout:
-    case Role::comm:
-    case Role::comm_free:
-    case Role::group:
-    case Role::group_free:
-    case Role::datatype:
-    case Role::datatype_out:
-    case Role::datatype_inout:
-    case Role::datatype_free:
-    case Role::op:
-    case Role::op_out:
-    case Role::op_free:
-    case Role::handle:
-    case Role::handle_out:
-    case Role::handle_free:
+    case Coding::id:
       a.scalar = static_cast<std::int64_t>(in.read_uvarint());
       break;
-    case Role::count:
-    case Role::peer:
-    case Role::root:
-    case Role::tag:
-    case Role::value:
-    case Role::aint:
-    case Role::int_out:
-    case Role::aint_out:
-    case Role::ret_aint:
+    case Coding::value:
       a.scalar = in.read_svarint();
       break;
-    case Role::int_array:
-    case Role::int_array_out:
-    case Role::aint_array:
-    case Role::aint_array_out: {
+    case Coding::values: {
       const auto n = checked_length(in, in.read_uvarint());
       a.list.resize(n);
       for (auto& v : a.list) v = in.read_svarint();
       break;
     }
-    case Role::datatype_array: {
+    case Coding::ids: {
       const auto n = checked_length(in, in.read_uvarint());
       a.list.resize(n);
       for (auto& v : a.list) v = static_cast<std::int64_t>(in.read_uvarint());
       break;
     }
-    case Role::comm_out:
+    case Coding::new_comm:
       a.scalar = static_cast<std::int64_t>(in.read_uvarint());
       if (a.scalar != event_format::kNullId) {
         a.flags = in.read_uvarint();
@@ -113,39 +86,33 @@ void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
         if (a.flags & 1) read_members(in, a.remote);
       }
       break;
-    case Role::group_out:
+    case Coding::new_group:
       a.scalar = static_cast<std::int64_t>(in.read_uvarint());
       if (a.scalar != event_format::kNullId) read_members(in, a.list);
       break;
-    case Role::request_out:
-      break;  // the request is this event
-    case Role::request:
-    case Role::request_inout:
+    case Coding::request:
       a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
-    case Role::request_array: {
+    case Coding::requests: {
       const auto n = checked_length(in, in.read_uvarint());
-      for (std::uint64_t i = 0; i < n; ++i)
-        a.requests.push_back(read_request(in, ev.thread, ev.index));
+      for (std::uint64_t i = 0; i < n; ++i) a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
     }
-    case Role::status_in:
-    case Role::status_out:
+    case Coding::status:
       a.statuses.push_back(read_status(in));
       break;
-    case Role::status_array: {
+    case Coding::statuses: {
       const auto n = checked_length(in, in.read_uvarint());
       for (std::uint64_t i = 0; i < n; ++i) a.statuses.push_back(read_status(in));
       break;
     }
-    case Role::string_in:
-    case Role::string_out: {
+    case Coding::text: {
       const auto n = checked_length(in, in.read_uvarint());
       const auto bytes = in.read_bytes(n);
       a.text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       break;
     }
-    case Role::ret_double:
+    case Coding::real:
       a.real = in.read_f64();
       break;
   }

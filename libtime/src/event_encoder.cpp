@@ -5,6 +5,7 @@
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
 #include "encore/rank_trace_writer.hpp"
+#include "encore/role_coding.hpp"
 #include "encore/varint.hpp"
 
 namespace encore {
@@ -49,52 +50,24 @@ const T& single(const std::vector<T>& v, const char* what, const FunctionInfo& f
 }
 
 void put_arg(ByteWriter& w, Role role, const ArgValue& a, const Event& ev, const FunctionInfo& f) {
-  switch (role) {
-    case Role::opaque:
-    case Role::request_out:
+  switch (coding_of(role)) {
+    case Coding::nothing:
       break;
-    case Role::buf_in:
-    case Role::buf_out:
-    case Role::buf_inout:
-    case Role::comm:
-    case Role::comm_free:
-    case Role::group:
-    case Role::group_free:
-    case Role::datatype:
-    case Role::datatype_out:
-    case Role::datatype_inout:
-    case Role::datatype_free:
-    case Role::op:
-    case Role::op_out:
-    case Role::op_free:
-    case Role::handle:
-    case Role::handle_out:
-    case Role::handle_free:
+    case Coding::id:
       w.put_uvarint(static_cast<std::uint64_t>(a.scalar));
       break;
-    case Role::count:
-    case Role::peer:
-    case Role::root:
-    case Role::tag:
-    case Role::value:
-    case Role::aint:
-    case Role::int_out:
-    case Role::aint_out:
-    case Role::ret_aint:
+    case Coding::value:
       w.put_svarint(a.scalar);
       break;
-    case Role::int_array:
-    case Role::int_array_out:
-    case Role::aint_array:
-    case Role::aint_array_out:
+    case Coding::values:
       w.put_uvarint(a.list.size());
       for (const auto v : a.list) w.put_svarint(v);
       break;
-    case Role::datatype_array:
+    case Coding::ids:
       w.put_uvarint(a.list.size());
       for (const auto v : a.list) w.put_uvarint(static_cast<std::uint64_t>(v));
       break;
-    case Role::comm_out:
+    case Coding::new_comm:
       w.put_uvarint(static_cast<std::uint64_t>(a.scalar));
       if (a.scalar != event_format::kNullId) {
         w.put_uvarint(a.flags);
@@ -102,32 +75,29 @@ void put_arg(ByteWriter& w, Role role, const ArgValue& a, const Event& ev, const
         if (a.flags & 1) put_members(w, a.remote);
       }
       break;
-    case Role::group_out:
+    case Coding::new_group:
       w.put_uvarint(static_cast<std::uint64_t>(a.scalar));
       if (a.scalar != event_format::kNullId) put_members(w, a.list);
       break;
-    case Role::request:
-    case Role::request_inout:
+    case Coding::request:
       put_request(w, single(a.requests, "request", f), ev);
       break;
-    case Role::request_array:
+    case Coding::requests:
       w.put_uvarint(a.requests.size());
       for (const auto& r : a.requests) put_request(w, r, ev);
       break;
-    case Role::status_in:
-    case Role::status_out:
+    case Coding::status:
       put_status(w, single(a.statuses, "status", f));
       break;
-    case Role::status_array:
+    case Coding::statuses:
       w.put_uvarint(a.statuses.size());
-      for (const auto& s : a.statuses) put_status(w, s);
+      for (const auto& st : a.statuses) put_status(w, st);
       break;
-    case Role::string_in:
-    case Role::string_out:
+    case Coding::text:
       w.put_uvarint(a.text.size());
       w.put_bytes({reinterpret_cast<const std::byte*>(a.text.data()), a.text.size()});
       break;
-    case Role::ret_double:
+    case Coding::real:
       w.put_f64(a.real);
       break;
   }
