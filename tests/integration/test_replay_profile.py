@@ -2,6 +2,7 @@
 replayed rank's calls in the recorded order with this machine's compute timeline, which
 `encore check/show/stats` read; written up to the divergence when the program diverges."""
 import json
+import pathlib
 import re
 
 import harness
@@ -78,6 +79,29 @@ class ReplayProfile(harness.TempDirTest):
         calls = show_calls(prof)
         self.assertEqual(len(calls), int(m.group(1)))
         self.assertEqual(calls, show_calls(trace, "--rank", "0")[: len(calls)])
+
+    def test_every_exporter_reads_a_profile(self):
+        # A profile holds one rank of two: each format gets that rank's calls, and says so.
+        trace = self.tmp / "halo"
+        harness.record(trace, 2, harness.example("halo2d"))
+        prof = self.tmp / "prof1"
+        self.replay(trace, 1, prof)
+        events = stats(prof)["ranks"][0]["events"]
+        for fmt in ("simgrid", "chrome", "otf2", "dumpi"):
+            with self.subTest(format=fmt):
+                out = self.tmp / f"prof1.{fmt}"
+                p = harness.run([harness.TOOL, "export", "--to", fmt, str(prof), str(out)])
+                self.assertRegex(p.stdout, rf"^{fmt}: {events} events -> \d+ records")
+        index = (self.tmp / "prof1.simgrid" / "index.txt").read_text().splitlines()
+        self.assertEqual([pathlib.Path(line).name for line in index], ["rank-00001.txt"])
+        doc = json.loads((self.tmp / "prof1.chrome").read_text())
+        calls = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("name") != "compute"]
+        self.assertEqual(len(calls), events)
+        self.assertEqual({e["pid"] for e in calls}, {1})
+        # simulate needs every rank: a profile is refused with a line saying what to give
+        p = harness.run([harness.TOOL, "simulate", str(prof), "--topology", "flat"], check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("simulate needs every rank", p.stderr)
 
     def test_output_directory_must_be_new(self):
         trace = self.tmp / "halo"

@@ -125,6 +125,11 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 int simulate(const Args& a) {
   const Trace trace = open_trace(a.trace);
   const std::uint32_t nprocs = trace.manifest.nprocs;
+  if (trace.manifest.ranks.size() < nprocs)
+    throw ExitError(kExitUsage, a.trace + ": holds " + std::to_string(trace.manifest.ranks.size()) +
+                                    " of " + std::to_string(nprocs) +
+                                    " ranks (a replay profile); simulate needs every rank: give "
+                                    "the capture or a predicted trace (encore predict -o)");
   if (a.topologies.empty() && a.platform.empty())
     throw ExitError(kExitUsage, "give --platform FILE or one or more --topology SPEC");
   if (!a.platform.empty() && a.hostfile.empty())

@@ -62,7 +62,7 @@ class ChromeWriter {
   }
 
   void rank(const TraceInput& trace, std::uint32_t r, Progress& progress, ExportStats& stats) {
-    const auto& info = trace.manifest.ranks.at(r);
+    const auto& info = *trace.manifest.rank_info(r);  // r is one of the listed ranks
     record("{}", fmt::format(
                      R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"rank {}{}"}}}})",
                      r, r, info.host.empty() ? "" : " (" + escaped(info.host) + ")"));
@@ -205,7 +205,7 @@ ExportStats export_chrome(const std::filesystem::path& trace, const std::filesys
   for (const auto& r : input.manifest.ranks) total += r.events;
   Progress progress(options.progress, "chrome", total);
   ChromeWriter writer(out, notes);
-  for (std::uint32_t r = 0; r < input.manifest.nprocs; ++r) writer.rank(input, r, progress, stats);
+  for (const RankInfo& held : input.manifest.ranks) writer.rank(input, held.rank, progress, stats);
   writer.finish(stats);
   progress.finish();
   stats.files.push_back(out);

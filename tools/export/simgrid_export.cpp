@@ -440,7 +440,13 @@ ExportStats export_simgrid(const std::filesystem::path& trace, const std::filesy
   Progress progress(options.progress, "simgrid", total);
   const auto abs_out = std::filesystem::absolute(out);
   std::string index;
-  for (std::uint32_t rank = 0; rank < input.manifest.nprocs; ++rank) {
+  if (input.manifest.ranks.size() < input.manifest.nprocs)
+    notes.insert("the trace holds " + std::to_string(input.manifest.ranks.size()) + " of " +
+                 std::to_string(input.manifest.nprocs) +
+                 " ranks (a replay profile): only their action files are written; smpirun "
+                 "-replay needs every rank's (export a predicted trace for a whole run)");
+  for (const RankInfo& held : input.manifest.ranks) {
+    const std::uint32_t rank = held.rank;
     const auto path = abs_out / action_file_name(rank);
     ActionWriter(path, rank, input.manifest.nprocs, options, notes).run(input, progress, stats);
     index += path.string() + "\n";

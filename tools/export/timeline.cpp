@@ -18,14 +18,23 @@ TraceInput open_trace_input(const std::filesystem::path& root) {
                           "function_table.hash: recorded with MPI function table " +
                               in.manifest.function_table.hash + ", this encore decodes " +
                               std::string(kFunctionTableHash)));
-  TraceDir(root).require_files(in.manifest.nprocs);
+  // Every rank the manifest lists (a replay profile lists only the replayed ones).
+  const TraceDir dir(root);
+  for (const RankInfo& r : in.manifest.ranks) {
+    for (const auto& path : {dir.events_path(r.rank), dir.payload_path(r.rank)}) {
+      if (!std::filesystem::is_regular_file(path, ec))
+        throw Error(
+            format_in(path.string(), "missing stream file of rank " + std::to_string(r.rank)));
+    }
+  }
   return in;
 }
 
 RankTimeline::RankTimeline(const TraceInput& trace, std::uint32_t rank)
     : reader_(TraceDir(trace.root).events_path(rank)),
       rank_(rank),
-      offset_ns_(trace.manifest.ranks.at(rank).clock_offset_ns),
+      offset_ns_(trace.manifest.rank_info(rank) ? trace.manifest.rank_info(rank)->clock_offset_ns
+                                                : 0),
       path_(TraceDir(trace.root).events_path(rank).string()) {}
 
 bool RankTimeline::next(TimelineCall& out) {
