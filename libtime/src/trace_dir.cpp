@@ -61,20 +61,27 @@ std::vector<RankFileName> TraceDir::list_rank_files() const {
   return out;
 }
 
+namespace {
+
+void require(const std::filesystem::path& p, std::string_view what) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec))
+    throw Error(format_in(p.string(), std::string("missing ") + std::string(what)));
+}
+
+}  // namespace
+
 void TraceDir::require_files(std::uint32_t nprocs) const {
-  const auto require = [](const std::filesystem::path& p, std::string_view what) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec))
-      throw Error(format_in(p.string(), std::string("missing ") + std::string(what)));
-  };
   std::error_code ec;
   if (!std::filesystem::is_directory(root_, ec))
     throw Error(format_in(root_.string(), "not a trace directory (missing or not a directory)"));
   require(manifest_path(), "manifest");
-  for (std::uint32_t rank = 0; rank < nprocs; ++rank) {
-    require(events_path(rank), "events stream of rank " + std::to_string(rank));
-    require(payload_path(rank), "payload stream of rank " + std::to_string(rank));
-  }
+  for (std::uint32_t rank = 0; rank < nprocs; ++rank) require_rank_files(rank);
+}
+
+void TraceDir::require_rank_files(std::uint32_t rank) const {
+  require(events_path(rank), "events stream of rank " + std::to_string(rank));
+  require(payload_path(rank), "payload stream of rank " + std::to_string(rank));
 }
 
 }  // namespace encore

@@ -51,14 +51,10 @@ Trace open_trace(const std::filesystem::path& root) {
 }
 
 void require_rank_files(const Trace& t, std::uint32_t rank) {
-  std::error_code ec;
-  for (const auto kind : {StreamKind::events, StreamKind::payload}) {
-    const auto p = t.dir.stream_path(rank, kind);
-    if (!std::filesystem::is_regular_file(p, ec)) {
-      throw ExitError(kExitUnreadable,
-                      format_in(p.string(), "missing " + std::string(to_string(kind)) +
-                                                " stream of rank " + std::to_string(rank)));
-    }
+  try {
+    t.dir.require_rank_files(rank);
+  } catch (const Error& e) {
+    throw ExitError(kExitUnreadable, e.what());
   }
 }
 

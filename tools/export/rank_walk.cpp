@@ -45,13 +45,7 @@ Manifest load_trace(const std::filesystem::path& trace) {
   const TraceDir dir(trace);
   dir.require_files(0);  // the directory and its manifest
   Manifest m = load_manifest(dir.manifest_path());
-  // Every rank the trace holds (all of them, or the replayed ones of a replay profile).
-  for (const auto& r : m.ranks)
-    for (const auto& p : {dir.events_path(r.rank), dir.payload_path(r.rank)}) {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(p, ec))
-        throw Error(format_in(p.string(), fmt::format("missing stream of rank {}", r.rank)));
-    }
+  dir.require_listed_ranks(m.ranks);
   return m;
 }
 

@@ -18,15 +18,7 @@ TraceInput open_trace_input(const std::filesystem::path& root) {
                           "function_table.hash: recorded with MPI function table " +
                               in.manifest.function_table.hash + ", this encore decodes " +
                               std::string(kFunctionTableHash)));
-  // Every rank the manifest lists (a replay profile lists only the replayed ones).
-  const TraceDir dir(root);
-  for (const RankInfo& r : in.manifest.ranks) {
-    for (const auto& path : {dir.events_path(r.rank), dir.payload_path(r.rank)}) {
-      if (!std::filesystem::is_regular_file(path, ec))
-        throw Error(
-            format_in(path.string(), "missing stream file of rank " + std::to_string(r.rank)));
-    }
-  }
+  TraceDir(root).require_listed_ranks(in.manifest.ranks);
   return in;
 }
 

@@ -49,6 +49,14 @@ class TraceDir {
   // Throws Error naming the first missing file among manifest.json and the
   // events and payload files of ranks 0..nprocs-1.
   void require_files(std::uint32_t nprocs) const;
+  // Throws Error naming the first missing stream file of `rank`.
+  void require_rank_files(std::uint32_t rank) const;
+  // The same for every rank the manifest lists (all of them, or a replay profile's replayed
+  // ones); the directory and manifest are not checked.
+  template <class Ranks>
+  void require_listed_ranks(const Ranks& ranks) const {
+    for (const auto& r : ranks) require_rank_files(r.rank);
+  }
 
  private:
   std::filesystem::path root_;
