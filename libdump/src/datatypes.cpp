@@ -51,67 +51,96 @@ Runs named_signature(MPI_Datatype dt) {
   return {{static_cast<std::uint32_t>(size), 1}};
 }
 
+// The MPI-4 envelope and contents: the MPI-3 calls refuse types built by the large-count
+// (`_c`) constructors, whose counts come back in `counts` instead of `ints`.
+struct Contents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> addrs;
+  std::vector<MPI_Count> counts;
+  std::vector<MPI_Datatype> types;
+};
+
+bool get_contents(MPI_Datatype dt, Contents& c) {
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  if (PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &c.combiner) != MPI_SUCCESS) return false;
+  if (c.combiner == MPI_COMBINER_NAMED) return true;
+  c.ints.resize(static_cast<std::size_t>(ni));
+  c.addrs.resize(static_cast<std::size_t>(na));
+  c.counts.resize(static_cast<std::size_t>(nc));
+  c.types.resize(static_cast<std::size_t>(nd));
+  return PMPI_Type_get_contents_c(dt, ni, na, nc, nd, c.ints.data(), c.addrs.data(),
+                                  c.counts.data(), c.types.data()) == MPI_SUCCESS;
+}
+
+bool is_named(MPI_Datatype dt) {
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  int combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope_c(dt, &ni, &na, &nc, &nd, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
+
+std::uint64_t u(std::int64_t v) { return static_cast<std::uint64_t>(v < 0 ? 0 : v); }
+
 }  // namespace
 
 std::vector<SignatureRun> type_signature(MPI_Datatype dt) {
-  int ni = 0, na = 0, nd = 0, combiner = 0;
-  if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return {};
-  if (combiner == MPI_COMBINER_NAMED) return named_signature(dt);
-  std::vector<int> ints(static_cast<std::size_t>(ni));
-  std::vector<MPI_Aint> addrs(static_cast<std::size_t>(na));
-  std::vector<MPI_Datatype> types(static_cast<std::size_t>(nd));
-  if (PMPI_Type_get_contents(dt, ni, na, nd, ints.data(), addrs.data(), types.data()) !=
-      MPI_SUCCESS)
-    return {};
+  Contents c;
+  if (!get_contents(dt, c)) return {};
+  if (c.combiner == MPI_COMBINER_NAMED) return named_signature(dt);
   std::vector<Runs> parts;
-  for (MPI_Datatype t : types) parts.push_back(type_signature(t));
-  for (MPI_Datatype t : types) {
-    int i2 = 0, a2 = 0, d2 = 0, c2 = 0;
-    PMPI_Type_get_envelope(t, &i2, &a2, &d2, &c2);
-    if (c2 != MPI_COMBINER_NAMED) PMPI_Type_free(&t);
-  }
-  auto sum = [&](std::size_t from, std::size_t n) {
-    std::uint64_t s = 0;
-    for (std::size_t i = 0; i < n; ++i) s += static_cast<std::uint64_t>(ints[from + i]);
-    return s;
+  for (MPI_Datatype t : c.types) parts.push_back(type_signature(t));
+  for (MPI_Datatype t : c.types)
+    if (!is_named(t)) PMPI_Type_free(&t);
+  if (parts.empty()) return {};
+  // A large-count constructor keeps in `counts` what the int form keeps in `ints`, at the same
+  // places (MPI-4.0 section 5.1.13), except subarray's and darray's leading ints.
+  const bool large = !c.counts.empty();
+  const auto n = large ? c.counts.size() : c.ints.size();
+  const auto at = [&](std::size_t i) -> std::uint64_t {
+    if (i >= n) return 0;
+    return large ? u(c.counts[i]) : u(c.ints[i]);
   };
   Runs out;
-  const auto u = [](int v) { return static_cast<std::uint64_t>(v < 0 ? 0 : v); };
-  switch (combiner) {
+  switch (c.combiner) {
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
-      return parts.empty() ? Runs{} : parts[0];
+      return parts[0];
     case MPI_COMBINER_CONTIGUOUS:
-      append(out, parts[0], u(ints[0]));
+      append(out, parts[0], at(0));
       break;
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK:
-      append(out, parts[0], u(ints[0]) * u(ints[1]));
+      append(out, parts[0], at(0) * at(1));
       break;
     case MPI_COMBINER_INDEXED:
-    case MPI_COMBINER_HINDEXED:
-      append(out, parts[0], sum(1, u(ints[0])));
+    case MPI_COMBINER_HINDEXED: {
+      std::uint64_t sum = 0;
+      for (std::size_t i = 0; i < at(0); ++i) sum += at(1 + i);
+      append(out, parts[0], sum);
       break;
+    }
     case MPI_COMBINER_STRUCT:
-      for (std::size_t i = 0; i < parts.size(); ++i) append(out, parts[i], u(ints[1 + i]));
+      for (std::size_t i = 0; i < parts.size(); ++i) append(out, parts[i], at(1 + i));
       break;
     case MPI_COMBINER_SUBARRAY: {
-      const auto ndims = u(ints[0]);
-      std::uint64_t n = 1;
-      for (std::size_t i = 0; i < ndims; ++i) n *= u(ints[1 + ndims + i]);
-      append(out, parts[0], n);
+      // ints[0] is ndims in both forms; subsizes follow the sizes.
+      const std::size_t ndims = c.ints.empty() ? 0 : u(c.ints[0]);
+      std::uint64_t elems = 1;
+      for (std::size_t i = 0; i < ndims; ++i) elems *= large ? at(ndims + i) : at(1 + ndims + i);
+      append(out, parts[0], elems);
       break;
     }
     default: {
       // darray, f90 types and anything newer: derive the element count from the sizes.
-      int size = 0, old = 0;
-      PMPI_Type_size(dt, &size);
-      if (parts.empty() || parts[0].empty()) return {};
-      for (const auto& r : parts[0]) old += static_cast<int>(r.elem_size * r.repeat);
-      if (old <= 0 || size % old) return {};
-      append(out, parts[0], u(size / old));
+      MPI_Count size = 0;
+      std::uint64_t old = 0;
+      PMPI_Type_size_c(dt, &size);
+      for (const auto& r : parts[0]) old += std::uint64_t{r.elem_size} * r.repeat;
+      if (old == 0 || u(size) % old) return {};
+      append(out, parts[0], u(size) / old);
     }
   }
   if (out.size() > kMaxSignatureRuns) return {};
