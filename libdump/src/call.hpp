@@ -201,6 +201,11 @@ class Call {
   void start_all(std::int64_t n, const MPI_Request* r);
   void release(MPI_Request r);
   void define_datatype(MPI_Datatype t);
+  // Results outside the arguments (call_results.cpp): a predefined attribute key's value
+  // (C's MPI_Comm_get_attr stores a pointer to it), a new distributed graph's neighbours.
+  void attribute_value(int keyval, std::int64_t value);
+  void attribute_value(int keyval, const void* attribute_val, int flag);
+  void neighbours(MPI_Comm comm);
 
   Recorder& recorder() noexcept { return *rec_; }
   // MPI_Init's shim times PMPI_Init before the recorder exists.

@@ -28,16 +28,12 @@ MPI_Fint* MPI_F_STATUSES_IGNORE = statuses_ignore_marker;
 MPI_F08_status* MPI_F08_STATUS_IGNORE = &f08_status_ignore_marker;
 MPI_F08_status* MPI_F08_STATUSES_IGNORE = &f08_statuses_ignore_marker;
 
-// libmpichfort's attribute calls go to these internal helpers, not to MPI_Comm_get_attr, so
-// the capture library never sees them and the trace has no event for them: the replay answers
-// locally, communicators as MPICH does (replay_attributes.hpp), other objects as for a key with
-// no value set.
+// libmpichfort's attribute calls go to these internal helpers, not to MPI_Comm_get_attr. The
+// capture wraps MPII_Comm_get_attr (traces since 1.1), which is replayed from its event; the
+// others are answered locally, other objects as for a key with no value set.
 ENCORE_EXPORT int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag, int kind) {
-  const int found = value ? encore::replay::rattr::fortran_get(
-                                comm, keyval, value, static_cast<encore::replay::rattr::Kind>(kind))
-                          : 0;
-  if (flag) *flag = found;
-  return MPI_SUCCESS;
+  return encore::replay::rattr::fortran_get(comm, keyval, value, flag,
+                                            static_cast<encore::replay::rattr::Kind>(kind));
 }
 ENCORE_EXPORT int MPII_Type_get_attr(MPI_Datatype, int, void*, int* flag, int) {
   if (flag) *flag = 0;

@@ -45,16 +45,35 @@ std::map<std::pair<MPI_Comm, int>, void*>& values() {
   return v;
 }
 
+// Whether the trace records attribute values and libmpichfort's attribute calls (format 1.1).
+bool values_recorded(const Replayer& r) {
+  const auto& v = r.manifest().format_version;
+  return v.major > 1 || v.minor >= 1;
+}
+
+// The recorded value of predefined key `idx` into MPICH-like storage (programs keep the
+// pointer); traces before 1.1 get MPICH's constants.
+int& predefined_value(Step& s, int idx, int keyval) {
+  Predefined& p = predefined();
+  Replayer& r = s.replayer();
+  if (const auto& recorded = r.current().attribute) {
+    p.values[idx] = static_cast<int>(*recorded);
+  } else if (values_recorded(r)) {
+    r.fail(fmt::format("event {}: the trace holds no value for predefined attribute key {:#x}",
+                       r.index(), keyval));
+  } else if (keyval == MPI_UNIVERSE_SIZE) {
+    p.values[idx] = static_cast<int>(r.manifest().nprocs);
+  }
+  return p.values[idx];
+}
+
 }  // namespace
 
 void get(Step& s, MPI_Comm comm, int keyval, void* value, int flag) {
   if (!flag || !value) return;
   const int idx = predefined_index(keyval);
   if (idx >= 0) {
-    Predefined& p = predefined();
-    if (keyval == MPI_UNIVERSE_SIZE)
-      p.values[idx] = static_cast<int>(s.replayer().manifest().nprocs);
-    *static_cast<int**>(value) = &p.values[idx];
+    *static_cast<int**>(value) = &predefined_value(s, idx, keyval);
     return;
   }
   const auto it = values().find({comm, keyval});
@@ -78,31 +97,63 @@ void error_class_added(int error_class) {
   if (error_class > last) last = error_class;
 }
 
-int fortran_get(MPI_Comm comm, int keyval, void* value, Kind kind) {
+namespace {
+
+// The value of `keyval` on comm, written as libmpichfort asked for it; false if it has none.
+bool fortran_value(Step* s, MPI_Comm comm, int keyval, void* value, Kind kind) {
   const int idx = predefined_index(keyval);
   std::intptr_t v = 0;
   if (idx >= 0) {
     Predefined& p = predefined();
-    if (!p.present[idx]) return 0;
+    if (!s && !p.present[idx]) return false;
+    int& stored = s ? predefined_value(*s, idx, keyval) : p.values[idx];
     if (kind == Kind::pointer) {
-      *static_cast<int**>(value) = &p.values[idx];
-      return 1;
+      *static_cast<int**>(value) = &stored;
+      return true;
     }
-    v = p.values[idx];
+    v = stored;
   } else {
     const auto it = values().find({comm, keyval});
-    if (it == values().end()) return 0;
+    if (it == values().end()) return false;
     v = reinterpret_cast<std::intptr_t>(it->second);
     if (kind == Kind::pointer) {
       *static_cast<void**>(value) = it->second;
-      return 1;
+      return true;
     }
   }
   if (kind == Kind::fint)
     *static_cast<MPI_Fint*>(value) = static_cast<MPI_Fint>(v);
   else
     *static_cast<MPI_Aint*>(value) = static_cast<MPI_Aint>(v);
-  return 1;
+  return true;
+}
+
+}  // namespace
+
+int fortran_get(MPI_Comm comm, int keyval, void* value, int* flag, Kind kind) {
+  Replayer* r = Replayer::get();
+  if (!r || !values_recorded(*r)) {
+    const bool found = value && fortran_value(nullptr, comm, keyval, value, kind);
+    if (flag) *flag = found ? 1 : 0;
+    return MPI_SUCCESS;
+  }
+  // Recorded by libdump as MPI_Comm_get_attr: comm, comm_keyval, flag (out).
+  Step s(fn::Comm_get_attr);
+  s.in_comm(0, comm);
+  s.in_value(1, keyval);
+  s.check();
+  if (s.ok()) {
+    int recorded = 0;
+    s.out_value(3, &recorded);
+    if (recorded && value && !fortran_value(&s, comm, keyval, value, kind)) {
+      Replayer& rep = s.replayer();
+      rep.fail(fmt::format("event {}: the recorded run found a value for attribute key {} that "
+                           "the replayed program never set on this communicator",
+                           rep.index(), keyval));
+    }
+    if (flag) *flag = recorded;
+  }
+  return s.rc();
 }
 
 void fortran_set(MPI_Comm comm, int keyval, void* value) { set(comm, keyval, value); }

@@ -36,7 +36,13 @@ void graph(Step& s, MPI_Comm made, int nnodes, const int* index) {
 }
 
 void dist_graph(Step& s, MPI_Comm made) {
-  if (CommState* c = made_state(s, made)) c->topology = Topology::dist_graph;
+  CommState* c = made_state(s, made);
+  if (!c) return;
+  c->topology = Topology::dist_graph;
+  if (const auto& n = s.replayer().current().neighbours) {
+    c->indegree = static_cast<int>(n->sources.size());
+    c->outdegree = static_cast<int>(n->destinations.size());
+  }
 }
 
 void degrees(Step& s, MPI_Comm comm, int indegree, int outdegree) {
@@ -60,6 +66,11 @@ int in_degree(Step& s, MPI_Comm comm) {
   const CommState& c = s.comm(comm);
   if (c.indegree >= 0) return c.indegree;
   Replayer& r = s.replayer();
+  const auto& version = r.manifest().format_version;
+  if (c.topology == Topology::dist_graph && version.minor >= 1)
+    r.fail(fmt::format("event {}: neighborhood collective on a communicator from "
+                       "MPI_Dist_graph_create whose neighbours the trace does not hold",
+                       r.index()));
   if (c.topology == Topology::dist_graph)
     r.fail(
         fmt::format("event {}: neighborhood collective on a communicator from "

@@ -15,7 +15,8 @@ void cart(Step& s, MPI_Comm made, int ndims);
 void cart_sub(Step& s, MPI_Comm parent, const int* remain_dims, MPI_Comm made);
 void graph(Step& s, MPI_Comm made, int nnodes, const int* index);
 // MPI_Dist_graph_create: each rank names edges of other ranks, so the in-degree is not in this
-// rank's arguments; MPI_Dist_graph_neighbors_count later tells it (`degrees`).
+// rank's arguments. Since format 1.1 the event holds the rank's neighbour lists; in older
+// traces only a later MPI_Dist_graph_neighbors_count tells it (`degrees`).
 void dist_graph(Step& s, MPI_Comm made);
 void degrees(Step& s, MPI_Comm comm, int indegree, int outdegree);
 void inherit(Step& s, MPI_Comm parent, MPI_Comm made);  // MPI_Comm_dup keeps the topology

@@ -181,6 +181,9 @@ HOOKS = [
     (r"MPI_Startall", None, "c.start_all(count, array_of_requests_in);"),
     (r"MPI_Request_free", None, "c.release(request_in);"),
     (r"MPI_Type_commit", None, "c.define_datatype(datatype_in);"),
+    (r"MPI_Comm_get_attr", None, "c.attribute_value(comm_keyval, attribute_val, *flag);"),
+    (r"MPI_Attr_get", None, "c.attribute_value(keyval, attribute_val, *flag);"),
+    (r"MPI_Dist_graph_create", None, "c.neighbours(*comm_dist_graph);"),
 ]
 
 # Statuses of completion calls are encoded knowing which request they belong to: MPI defines

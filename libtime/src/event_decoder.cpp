@@ -118,6 +118,15 @@ void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
   }
 }
 
+// One side of a neighbours extra: uvarint n, n svarint ranks, n svarint weights if weighted.
+void read_neighbour_side(ByteReader& in, bool weighted, std::vector<std::int64_t>& ranks,
+                         std::vector<std::int64_t>& weights) {
+  ranks.resize(checked_length(in, in.read_uvarint()));
+  for (auto& r : ranks) r = in.read_svarint();
+  weights.resize(weighted ? ranks.size() : 0);
+  for (auto& w : weights) w = in.read_svarint();
+}
+
 void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   for (;;) {
     const auto tag = static_cast<Extra>(in.read_uvarint());
@@ -166,6 +175,16 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
       case Extra::stall:
         ev.stall_ns += in.read_uvarint();
         break;
+      case Extra::attribute:
+        ev.attribute = in.read_svarint();
+        break;
+      case Extra::neighbours: {
+        NeighbourLists& n = ev.neighbours.emplace();
+        n.weighted = (in.read_uvarint() & event_format::kNeighboursWeighted) != 0;
+        read_neighbour_side(in, n.weighted, n.sources, n.source_weights);
+        read_neighbour_side(in, n.weighted, n.destinations, n.dest_weights);
+        break;
+      }
       default:
         throw Error("unknown extra tag " + std::to_string(static_cast<unsigned>(tag)));
     }
@@ -233,6 +252,8 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_
   ev.callsite.reset();
   ev.counters.clear();
   ev.stall_ns = 0;
+  ev.attribute.reset();
+  ev.neighbours.reset();
   if (f.modelled) {
     for (std::size_t i = 0; i < f.params.size(); ++i)
       if (!is_output(f.params[i].role)) read_arg(in, f.params[i].role, ev.args[i], ev);

@@ -105,7 +105,8 @@ void put_arg(ByteWriter& w, Role role, const ArgValue& a, const Event& ev, const
 
 bool has_extras(const Event& e) {
   return !e.payloads.empty() || !e.send_hashes.empty() || !e.signatures.empty() ||
-         e.callsite.has_value() || !e.counters.empty() || e.stall_ns != 0;
+         e.callsite.has_value() || !e.counters.empty() || e.stall_ns != 0 ||
+         e.attribute.has_value() || e.neighbours.has_value();
 }
 
 void put_extras(ByteWriter& w, const Event& e) {
@@ -145,6 +146,23 @@ void put_extras(ByteWriter& w, const Event& e) {
   if (e.stall_ns != 0) {
     tag(Extra::stall);
     w.put_uvarint(e.stall_ns);
+  }
+  if (e.attribute) {
+    tag(Extra::attribute);
+    w.put_svarint(*e.attribute);
+  }
+  if (const auto& n = e.neighbours) {
+    tag(Extra::neighbours);
+    w.put_uvarint(n->weighted ? event_format::kNeighboursWeighted : 0);
+    const auto side = [&](const std::vector<std::int64_t>& ranks,
+                          const std::vector<std::int64_t>& weights) {
+      w.put_uvarint(ranks.size());
+      for (const auto r : ranks) w.put_svarint(r);
+      for (std::size_t i = 0; n->weighted && i < ranks.size(); ++i)
+        w.put_svarint(i < weights.size() ? weights[i] : 0);
+    };
+    side(n->sources, n->source_weights);
+    side(n->destinations, n->dest_weights);
   }
   tag(Extra::end);
 }

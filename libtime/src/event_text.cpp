@@ -250,6 +250,14 @@ std::string describe_args(const Event& ev) {
     add(recv);
   }
   for (const SendHash& h : ev.send_hashes) add(fmt::format("sent {}B hash={:016x}", h.bytes, h.hash));
+  if (ev.attribute) add(fmt::format("value={}", *ev.attribute));
+  if (const auto& n = ev.neighbours) {
+    const auto ints = [](const std::vector<std::int64_t>& v) {
+      return list_text(v, [](std::int64_t x) { return std::to_string(x); });
+    };
+    add("in=" + ints(n->sources) + " out=" + ints(n->destinations));
+    if (n->weighted) add("in_weights=" + ints(n->source_weights) + " out_weights=" + ints(n->dest_weights));
+  }
   if (ev.callsite) add(fmt::format("site={}", *ev.callsite));
   if (ev.stall_ns != 0) add(fmt::format("stall={}", format_duration(ev.stall_ns)));
   if (!ev.counters.empty())

@@ -1,13 +1,30 @@
 """Replay of what the first replay left out: neighbourhood collectives on Cartesian, graph and
-distributed-graph communicators (blocking, nonblocking, persistent) and communicator attributes
-(the large-count datatype constructors cannot be recorded yet: tests/replay_datatypes checks
-them). Each program is recorded at 2 ranks and every rank replayed alone: the printed digests
-(or attribute values) must be byte-identical."""
+distributed-graph communicators (blocking, nonblocking, persistent), communicator attributes
+and datatypes from the large-count constructors. Each program is recorded at 2 ranks and every
+rank replayed alone: the printed digests (or attribute values) must be byte-identical. Values
+the trace holds since format 1.1 (predefined attribute values, dist-graph neighbours) are shown
+by `encore show`, and a copy of the trace with other values proves the replay uses them."""
 import os
+import re
 
 import harness
 
 PROGRAMS = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
+REWRITE = os.path.join(PROGRAMS, "test_rewrite_trace")
+
+
+def show(trace, rank):
+    return harness.run([harness.TOOL, "show", "--rank", str(rank), str(trace)]).stdout
+
+
+def rewrite(trace, out, *change):
+    harness.run([REWRITE, str(trace), str(out), *map(str, change)])
+    return out
+
+
+def attribute_values(show_text):
+    """The recorded values of the rank's MPI_Comm_get_attr calls, in call order."""
+    return [int(m) for m in re.findall(r" MPI_Comm_get_attr .* value=(-?\d+)", show_text)]
 
 
 def replay(trace, rank, program):
@@ -32,10 +49,78 @@ class ReplayCoverage(harness.TempDirTest):
         real, outs = self.replay_every_rank("neighbors")
         self.assertEqual(len(harness.digests(real.stdout)), 2)
         self.assertEqual(outs[0].stdout, real.stdout)
+        # The weighted general dist graph (ring 0 -> 1 -> 0, edge r -> r+1 of weight 10 + r).
+        for rank in range(2):
+            other = 1 - rank
+            self.assertRegex(show(self.tmp / "neighbors", rank),
+                             rf"MPI_Dist_graph_create .* in=\[{other}\] out=\[{other}\] "
+                             rf"in_weights=\[{10 + other}\] out_weights=\[{10 + rank}\]")
+
+    def test_large_count_datatypes(self):
+        # Every _c constructor; MPI_Send_c/Recv_c, Isend_c/Irecv_c, Sendrecv_c, Bcast_c,
+        # Allgather_c, Ialltoall_c on them.
+        real, outs = self.replay_every_rank("large_count")
+        mine = harness.digests(real.stdout)
+        self.assertEqual(sorted(mine), [0, 1])
+        self.assertIn("type 12: size", real.stdout)
+        check = harness.run([harness.TOOL, "check", str(self.tmp / "large_count")]).stdout
+        self.assertEqual(len(re.findall(r"^rank \d: complete ", check, re.M)), 2, check)
+        for rank in range(2):
+            d = harness.run([harness.TOOL, "digest", str(self.tmp / "large_count"), "--rank",
+                             str(rank), "--until-last", "MPI_Gather"]).stdout
+            self.assertEqual(d.strip(), f"digest rank={rank} recv={mine[rank][0]}")
+        # Rank 0 prints everything but rank 1's receive counts, and the digests.
+        self.assertEqual(outs[0].stdout,
+                         "".join(l for l in real.stdout.splitlines(True) if "rank 1" not in l))
+        self.assertIn("rank 1 type 11: received 2", outs[1].stdout)
+
+    def test_large_count_payload_converts_by_signature(self):
+        # Stored big-endian: converting back needs each _c type's element signature.
+        program = f"{PROGRAMS}/test_large_count"
+        trace = self.tmp / "big"
+        mine = harness.digests(harness.record(trace, 2, program,
+                                              options=["--payload-order", "big"]).stdout)
+        for rank in range(2):
+            args = [harness.TOOL, "digest", str(trace), "--rank", str(rank), "--until-last",
+                    "MPI_Gather"]
+            self.assertIn(f"recv={mine[rank][0]}", harness.run(args).stdout)
+            self.assertNotIn(mine[rank][0], harness.run(args + ["--as-stored"]).stdout)
 
     def test_predefined_attributes(self):
         real, outs = self.replay_every_rank("attributes")
         self.assertIn("tag_ub=", real.stdout)
+        # The trace holds every predefined value the program printed (and the tag it used), in
+        # order; its own key's value (42, printed last) is the program's, not recorded.
+        for rank in range(2):
+            printed = [int(v) for v in re.findall(rf"^rank {rank} (?:\w+=|self message with "
+                                                  rf"tag )(-?\d+)", real.stdout, re.M)]
+            self.assertEqual(printed[-1], 42)
+            self.assertGreaterEqual(len(printed), 8)
+            self.assertEqual(attribute_values(show(self.tmp / "attributes", rank)), printed[:-1])
+
+    def test_attribute_values_come_from_the_trace(self):
+        # A cluster with another MPI_TAG_UB and MPI_UNIVERSE_SIZE: the same trace with those
+        # values changed must replay with them, not with this machine's MPICH constants.
+        program = f"{PROGRAMS}/test_attributes"
+        trace = self.tmp / "attr"
+        real = harness.record(trace, 2, program, "values")
+        self.assertNotIn("tag_ub=12345", real.stdout)
+        other = rewrite(trace, self.tmp / "attr-other", "attribute", "tag_ub", 12345,
+                        "universe_size", 77)
+        self.assertRegex(show(other, 0), r"MPI_Comm_get_attr .* value=12345")
+        for rank in range(2):
+            out = replay(other, rank, program)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = out.stdout.splitlines()
+            self.assertIn(f"rank {rank} tag_ub=12345", lines)
+            self.assertIn(f"rank {rank} self_tag_ub=12345", lines)
+            if f"rank {rank} universe_size unset" not in real.stdout:
+                self.assertIn(f"rank {rank} universe_size=77", lines)
+            # Everything else as recorded.
+            expected = [l for l in real.stdout.splitlines() if l.startswith(f"rank {rank} ")
+                        and "tag_ub" not in l and "universe_size" not in l]
+            self.assertEqual([l for l in lines if "tag_ub" not in l and "universe_size" not in l],
+                             expected)
         # Both ranks print: each replayed rank must print its own lines of the real run.
         lines = real.stdout.splitlines()
         for out in outs:
@@ -55,14 +140,40 @@ class ReplayCoverage(harness.TempDirTest):
         self.assertIn("tag_ub flag=T value=", real.stdout)
         self.assertEqual(sorted(outs[0].stdout.splitlines() + outs[1].stdout.splitlines()),
                          sorted(real.stdout.splitlines()))
+        # libdump records libmpichfort's MPII_Comm_get_attr as MPI_Comm_get_attr events.
+        trace = self.tmp / "fortran_attributes"
+        for rank in range(2):
+            tag_ub = re.search(rf"^rank {rank} tag_ub flag=T value=(\d+)$", real.stdout, re.M)
+            self.assertEqual(attribute_values(show(trace, rank))[0], int(tag_ub.group(1)))
+        other = rewrite(trace, self.tmp / "fortran-other", "attribute", "tag_ub", 4321)
+        out = replay(other, 1, program)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("rank 1 tag_ub flag=T value=4321", out.stdout.splitlines())
 
-    def test_unknown_in_degree_says_so(self):
-        # After MPI_Dist_graph_create a rank's in-degree depends on the other ranks' arguments;
-        # a program that never asks MPI_Dist_graph_neighbors_count leaves it out of the trace.
+    def test_dist_graph_neighbours_from_the_trace(self):
+        # After MPI_Dist_graph_create a rank's in-degree depends on the other ranks' arguments:
+        # the capture records the rank's neighbours, so a program that never asks
+        # MPI_Dist_graph_neighbors_count replays (unweighted ring 0 -> 1 -> 0).
         program = f"{PROGRAMS}/test_neighbors"
         trace = self.tmp / "unasked"
         harness.record(trace, 2, program, "unasked")
-        out = harness.run([harness.TOOL, "replay", "--rank", "0", str(trace), "--", program,
+        for rank in range(2):
+            shown = show(trace, rank)
+            self.assertRegex(shown, rf"MPI_Dist_graph_create .* in=\[{1 - rank}\] "
+                                    rf"out=\[{1 - rank}\]")
+            self.assertNotIn("in_weights", shown)
+            out = harness.run([harness.TOOL, "replay", "--rank", str(rank), str(trace), "--",
+                               program, "unasked"], check=False, timeout=120)
+            self.assertEqual(out.returncode, 0, out.stderr)
+
+    def test_unknown_in_degree_in_a_1_0_trace_says_so(self):
+        # Traces of format 1.0 hold no neighbours: the replay says what it cannot do.
+        program = f"{PROGRAMS}/test_neighbors"
+        trace = self.tmp / "unasked"
+        harness.record(trace, 2, program, "unasked")
+        old = rewrite(trace, self.tmp / "unasked-1.0", "format-1.0")
+        self.assertNotIn(" in=[", show(old, 0))
+        out = harness.run([harness.TOOL, "replay", "--rank", "0", str(old), "--", program,
                            "unasked"], check=False, timeout=120)
         self.assertEqual(out.returncode, 86)
         self.assertRegex(out.stderr.strip().splitlines()[-1],

@@ -1,22 +1,25 @@
 /* Predefined communicator attributes and one attribute of the program's own: the values are
- * printed, so a replay must answer them as the recorded run did. */
+ * printed, so a replay must answer them as the recorded run did. With the argument "values"
+ * the program stops after printing the predefined ones. */
 #include <stdio.h>
+#include <string.h>
 
 #include <mpi.h>
+
+static int rank;
 
 static void show(MPI_Comm comm, int key, const char* name) {
   int* value = NULL;
   int flag = 0;
   MPI_Comm_get_attr(comm, key, &value, &flag);
   if (flag)
-    printf("%s=%d\n", name, *value);
+    printf("rank %d %s=%d\n", rank, name, *value);
   else
-    printf("%s unset\n", name);
+    printf("rank %d %s unset\n", rank, name);
 }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   show(MPI_COMM_WORLD, MPI_TAG_UB, "tag_ub");
   show(MPI_COMM_WORLD, MPI_HOST, "host");
@@ -28,6 +31,10 @@ int main(int argc, char** argv) {
   int cls;
   MPI_Add_error_class(&cls);
   show(MPI_COMM_WORLD, MPI_LASTUSEDCODE, "lastusedcode");
+  if (argc > 1 && strcmp(argv[1], "values") == 0) {
+    MPI_Finalize();
+    return 0;
+  }
 
   /* The largest tag the attribute allows is a valid tag. */
   int* ub;
@@ -36,7 +43,7 @@ int main(int argc, char** argv) {
   int token = rank, got = -1;
   MPI_Sendrecv(&token, 1, MPI_INT, rank, *ub, &got, 1, MPI_INT, rank, *ub, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
-  printf("self message with tag %d: %d\n", *ub, got);
+  printf("rank %d self message with tag %d: %d\n", rank, *ub, got);
 
   static int mine = 42;
   int key;

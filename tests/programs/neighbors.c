@@ -76,17 +76,19 @@ static void round_on(MPI_Comm comm, int deg, int seed) {
 }
 
 /* Distributed graph, general form: rank 0 names every edge of a ring, so each rank has one
- * in-neighbour; `ask` says whether the program asks MPI for its degrees. */
+ * in-neighbour; `ask` says whether the program asks MPI for its degrees (then the edges have
+ * weights). */
 static void general_dist_graph(int rank, int size, int ask) {
-  int n = rank == 0 ? size : 0, degrees[MAXN], targets[MAXN], nodes[MAXN];
+  int n = rank == 0 ? size : 0, degrees[MAXN], targets[MAXN], nodes[MAXN], weights[MAXN];
   for (int r = 0; r < size && r < MAXN; ++r) {
     nodes[r] = r;
     degrees[r] = 1;
     targets[r] = (r + 1) % size;
+    weights[r] = 10 + r;
   }
   MPI_Comm dist2;
-  MPI_Dist_graph_create(MPI_COMM_WORLD, n, nodes, degrees, targets, MPI_UNWEIGHTED, MPI_INFO_NULL,
-                        0, &dist2);
+  MPI_Dist_graph_create(MPI_COMM_WORLD, n, nodes, degrees, targets, ask ? weights : MPI_UNWEIGHTED,
+                        MPI_INFO_NULL, 0, &dist2);
   int indeg = 1, outdeg, weighted;
   if (ask) MPI_Dist_graph_neighbors_count(dist2, &indeg, &outdeg, &weighted);
   round_on(dist2, indeg, rank + 6);

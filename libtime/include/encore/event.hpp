@@ -58,6 +58,13 @@ struct DatatypeSignature {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> runs;  // (element size, repeat)
 };
 
+// MPI_Dist_graph_create: the rank's neighbours in the new communicator, as
+// MPI_Dist_graph_neighbors gives them (weights empty when the graph is unweighted).
+struct NeighbourLists {
+  bool weighted = false;
+  std::vector<std::int64_t> sources, source_weights, destinations, dest_weights;
+};
+
 struct Event {
   std::uint16_t function = 0;
   std::uint16_t thread = 0;
@@ -76,6 +83,10 @@ struct Event {
   std::optional<std::uint64_t> callsite;
   std::vector<std::uint64_t> counters;
   std::uint64_t stall_ns = 0;
+  // Since format 1.1: the int a predefined attribute key's value points to
+  // (MPI_Comm_get_attr, MPI_Attr_get), and MPI_Dist_graph_create's neighbours.
+  std::optional<std::int64_t> attribute;
+  std::optional<NeighbourLists> neighbours;
 
   const FunctionInfo& info() const { return function_table()[function]; }
   std::uint64_t payload_bytes() const {

@@ -97,6 +97,16 @@ enum class Extra : std::uint8_t {
   counters = 5,
   // The application waited for trace buffer space during this call: uvarint ns.
   stall = 6,
+  // Since 1.1. MPI_Comm_get_attr / MPI_Attr_get of a predefined key (MPI_TAG_UB, ...) that has
+  // a value: svarint, the int the returned pointer points to.
+  attribute = 7,
+  // Since 1.1. MPI_Dist_graph_create: the rank's neighbours in the new communicator, from
+  // MPI_Dist_graph_neighbors: uvarint flags (bit 0: weighted), uvarint indegree, that many
+  // svarint sources and, if weighted, as many svarint weights; then the same for outdegree
+  // and the destinations.
+  neighbours = 8,
 };
+
+inline constexpr std::uint8_t kNeighboursWeighted = 1;
 
 }  // namespace encore::event_format

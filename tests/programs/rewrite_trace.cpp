@@ -1,0 +1,112 @@
+// Copies a recorded trace through libtime's reader and RankTraceWriter, changing one thing, so
+// the tests can prove the replay takes a value from the trace and not from MPI:
+//   test_rewrite_trace IN OUT attribute KEY VALUE [KEY VALUE...]
+//       the recorded value of predefined attribute KEY (tag_ub, universe_size, ...) becomes VALUE
+//   test_rewrite_trace IN OUT format-1.0
+//       drops what format 1.1 added (attribute values, dist-graph neighbours): an older trace
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "encore/error.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/manifest.hpp"
+#include "encore/payload_reader.hpp"
+#include "encore/rank_trace_writer.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace {
+
+using namespace encore;
+namespace fs = std::filesystem;
+
+int key_of(const std::string& name) {
+  static const std::map<std::string, int> keys = {
+      {"tag_ub", MPI_TAG_UB},         {"host", MPI_HOST},
+      {"io", MPI_IO},                 {"wtime_is_global", MPI_WTIME_IS_GLOBAL},
+      {"universe_size", MPI_UNIVERSE_SIZE}, {"lastusedcode", MPI_LASTUSEDCODE},
+      {"appnum", MPI_APPNUM}};
+  const auto it = keys.find(name);
+  if (it == keys.end()) throw Error("unknown attribute key " + name);
+  return it->second;
+}
+
+struct Change {
+  bool to_1_0 = false;
+  std::map<int, std::int64_t> values;  // C keyval -> new value
+
+  void apply(Event& e) const {
+    if (to_1_0) {
+      e.attribute.reset();
+      e.neighbours.reset();
+      return;
+    }
+    const bool get = e.function == fn::Comm_get_attr || e.function == fn::Attr_get;
+    if (!get || !e.attribute) return;
+    const auto key = static_cast<int>(e.args[1].scalar);
+    // The Fortran form of a predefined key is the C one plus 1.
+    for (const int k : {key, key - 1}) {
+      const auto it = values.find(k);
+      if (it != values.end()) e.attribute = it->second;
+    }
+  }
+};
+
+void copy_rank(const TraceDir& in, const TraceDir& out, std::uint32_t rank, const Change& change) {
+  RankEventReader events(in.events_path(rank));
+  RankPayloadReader payload(in.payload_path(rank));
+  RankWriterOptions options;
+  options.payload_order = payload.byte_order();
+  RankTraceWriter writer(out.events_path(rank), out.payload_path(rank), rank, options);
+  Event e;
+  std::vector<std::byte> bytes;
+  while (events.next(e)) {
+    bytes.clear();
+    for (const PayloadRef& p : e.payloads) {
+      const auto part = payload.read(e.thread, p.offset, p.bytes);
+      bytes.insert(bytes.end(), part.begin(), part.end());
+    }
+    change.apply(e);
+    writer.write(e, bytes);
+  }
+  if (!events.problem().empty()) throw Error(events.problem());
+  writer.close();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s IN OUT attribute KEY VALUE... | format-1.0\n", argv[0]);
+    return 2;
+  }
+  try {
+    const TraceDir in(argv[1]), out(argv[2]);
+    Change change;
+    const std::string mode = argv[3];
+    if (mode == "format-1.0") {
+      change.to_1_0 = true;
+    } else if (mode == "attribute" && argc % 2 == 0) {
+      for (int i = 4; i + 1 < argc; i += 2) change.values[key_of(argv[i])] = std::atoll(argv[i + 1]);
+    } else {
+      throw Error("unknown change " + mode);
+    }
+    fs::create_directories(out.root());
+    Manifest m = load_manifest(in.manifest_path());
+    for (const RankInfo& r : m.ranks) copy_rank(in, out, r.rank, change);
+    if (change.to_1_0) m.format_version.minor = 0;
+    save_manifest(m, out.manifest_path());
+    for (const auto& f : fs::directory_iterator(in.root()))
+      if (f.path().string().ends_with(".callsites.json"))
+        fs::copy_file(f.path(), out.root() / f.path().filename());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "test_rewrite_trace: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
