@@ -35,8 +35,8 @@ void Call::neighbours(MPI_Comm comm) {
   // One element at least: MPI may check the arrays even when a degree is 0.
   std::vector<int> sources(in + 1), sw(in + 1), dests(out + 1), dw(out + 1);
   if (PMPI_Dist_graph_neighbors(comm, in, sources.data(), weighted ? sw.data() : MPI_UNWEIGHTED,
-                                out, dests.data(), weighted ? dw.data() : MPI_UNWEIGHTED) !=
-      MPI_SUCCESS)
+                                out, dests.data(),
+                                weighted ? dw.data() : MPI_UNWEIGHTED) != MPI_SUCCESS)
     return;
   begin_extra(Extra::neighbours);
   put_uint(weighted ? event_format::kNeighboursWeighted : 0);

@@ -147,9 +147,10 @@ int fortran_get(MPI_Comm comm, int keyval, void* value, int* flag, Kind kind) {
     s.out_value(3, &recorded);
     if (recorded && value && !fortran_value(&s, comm, keyval, value, kind)) {
       Replayer& rep = s.replayer();
-      rep.fail(fmt::format("event {}: the recorded run found a value for attribute key {} that "
-                           "the replayed program never set on this communicator",
-                           rep.index(), keyval));
+      rep.fail(
+          fmt::format("event {}: the recorded run found a value for attribute key {} that "
+                      "the replayed program never set on this communicator",
+                      rep.index(), keyval));
     }
     if (flag) *flag = recorded;
   }

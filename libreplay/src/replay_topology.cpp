@@ -68,9 +68,10 @@ int in_degree(Step& s, MPI_Comm comm) {
   Replayer& r = s.replayer();
   const auto& version = r.manifest().format_version;
   if (c.topology == Topology::dist_graph && version.minor >= 1)
-    r.fail(fmt::format("event {}: neighborhood collective on a communicator from "
-                       "MPI_Dist_graph_create whose neighbours the trace does not hold",
-                       r.index()));
+    r.fail(
+        fmt::format("event {}: neighborhood collective on a communicator from "
+                    "MPI_Dist_graph_create whose neighbours the trace does not hold",
+                    r.index()));
   if (c.topology == Topology::dist_graph)
     r.fail(
         fmt::format("event {}: neighborhood collective on a communicator from "

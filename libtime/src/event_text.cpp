@@ -256,7 +256,8 @@ std::string describe_args(const Event& ev) {
       return list_text(v, [](std::int64_t x) { return std::to_string(x); });
     };
     add("in=" + ints(n->sources) + " out=" + ints(n->destinations));
-    if (n->weighted) add("in_weights=" + ints(n->source_weights) + " out_weights=" + ints(n->dest_weights));
+    if (n->weighted)
+      add("in_weights=" + ints(n->source_weights) + " out_weights=" + ints(n->dest_weights));
   }
   if (ev.callsite) add(fmt::format("site={}", *ev.callsite));
   if (ev.stall_ns != 0) add(fmt::format("stall={}", format_duration(ev.stall_ns)));

@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
     MPI_Count tsize, lb, extent;
     MPI_Type_size_c(t[k], &tsize);
     MPI_Type_get_extent_c(t[k], &lb, &extent);
-    if (rank == 0) printf("type %d: size %lld extent %lld\n", k, (long long)tsize, (long long)extent);
+    if (rank == 0)
+      printf("type %d: size %lld extent %lld\n", k, (long long)tsize, (long long)extent);
     digest_update(&compute_hash, &tsize, sizeof tsize);
     if (peer >= size) continue;
     /* Blocking, rank 0 to 1, then nonblocking both ways. */

@@ -4,14 +4,14 @@
 //       the recorded value of predefined attribute KEY (tag_ub, universe_size, ...) becomes VALUE
 //   test_rewrite_trace IN OUT format-1.0
 //       drops what format 1.1 added (attribute values, dist-graph neighbours): an older trace
-#include <mpi.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <mpi.h>
 
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
@@ -26,11 +26,13 @@ using namespace encore;
 namespace fs = std::filesystem;
 
 int key_of(const std::string& name) {
-  static const std::map<std::string, int> keys = {
-      {"tag_ub", MPI_TAG_UB},         {"host", MPI_HOST},
-      {"io", MPI_IO},                 {"wtime_is_global", MPI_WTIME_IS_GLOBAL},
-      {"universe_size", MPI_UNIVERSE_SIZE}, {"lastusedcode", MPI_LASTUSEDCODE},
-      {"appnum", MPI_APPNUM}};
+  static const std::map<std::string, int> keys = {{"tag_ub", MPI_TAG_UB},
+                                                  {"host", MPI_HOST},
+                                                  {"io", MPI_IO},
+                                                  {"wtime_is_global", MPI_WTIME_IS_GLOBAL},
+                                                  {"universe_size", MPI_UNIVERSE_SIZE},
+                                                  {"lastusedcode", MPI_LASTUSEDCODE},
+                                                  {"appnum", MPI_APPNUM}};
   const auto it = keys.find(name);
   if (it == keys.end()) throw Error("unknown attribute key " + name);
   return it->second;
@@ -92,7 +94,8 @@ int main(int argc, char** argv) {
     if (mode == "format-1.0") {
       change.to_1_0 = true;
     } else if (mode == "attribute" && argc % 2 == 0) {
-      for (int i = 4; i + 1 < argc; i += 2) change.values[key_of(argv[i])] = std::atoll(argv[i + 1]);
+      for (int i = 4; i + 1 < argc; i += 2)
+        change.values[key_of(argv[i])] = std::atoll(argv[i + 1]);
     } else {
       throw Error("unknown change " + mode);
     }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "encore/error.hpp"
+#include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
 #include "encore/payload_reader.hpp"
 #include "encore/rank_trace_writer.hpp"
@@ -130,6 +131,15 @@ void expect_same(const Event& a, const Event& b) {
   EXPECT_EQ(a.callsite, b.callsite);
   EXPECT_EQ(a.counters, b.counters);
   EXPECT_EQ(a.stall_ns, b.stall_ns);
+  EXPECT_EQ(a.attribute, b.attribute);
+  ASSERT_EQ(a.neighbours.has_value(), b.neighbours.has_value());
+  if (a.neighbours) {
+    EXPECT_EQ(a.neighbours->weighted, b.neighbours->weighted);
+    EXPECT_EQ(a.neighbours->sources, b.neighbours->sources);
+    EXPECT_EQ(a.neighbours->source_weights, b.neighbours->source_weights);
+    EXPECT_EQ(a.neighbours->destinations, b.neighbours->destinations);
+    EXPECT_EQ(a.neighbours->dest_weights, b.neighbours->dest_weights);
+  }
 }
 
 class RankTraceWriterTest : public TempDirTest {};
@@ -167,6 +177,16 @@ TEST_F(RankTraceWriterTest, EveryFunctionRoundTrips) {
       if (id % 6 == 0) e.send_hashes.push_back({0x0123456789abcdefULL ^ id, 64});
       if (id % 3 == 0) e.callsite = id;
       if (id % 9 == 0) e.counters = {1, 2, id};
+      // Format 1.1 extras; the reader reuses its Event, so events without them follow.
+      if (id % 5 == 2) e.attribute = id % 2 ? -seed : seed << 33;
+      if (id % 7 == 3) {
+        const bool weighted = id % 2 == 0;
+        e.neighbours = NeighbourLists{weighted, {seed, 0, -1}, {}, {2}, {}};
+        if (weighted) {
+          e.neighbours->source_weights = {7, 8, 1LL << 40};
+          e.neighbours->dest_weights = {-9};
+        }
+      }
       w.write(e, data);
       payload_bytes.insert(payload_bytes.end(), data.begin(), data.end());
       written.push_back(std::move(e));
@@ -189,6 +209,44 @@ TEST_F(RankTraceWriterTest, EveryFunctionRoundTrips) {
   }
   EXPECT_TRUE(r.complete()) << r.problem();
   EXPECT_EQ(n, written.size());
+}
+
+// An opaque event (no arguments) followed by the given extras, as an interleaved chunk:
+// layout, times column (3 bytes: gap, duration, overhead 0), two-byte head.
+std::vector<std::byte> chunk_with_extras(const std::vector<std::uint8_t>& extras) {
+  const unsigned head =
+      (fn::Type_get_contents_c << event_format::kHeadFlagBits) | event_format::kHasExtras;
+  std::vector<std::uint8_t> bytes(5, 0);
+  bytes[0] = event_format::kInterleavedTimes;
+  bytes[1] = 3;
+  bytes.push_back(static_cast<std::uint8_t>((head & 0x7f) | 0x80));
+  bytes.push_back(static_cast<std::uint8_t>(head >> 7));
+  bytes.insert(bytes.end(), extras.begin(), extras.end());
+  std::vector<std::byte> out;
+  for (const auto b : bytes) out.push_back(static_cast<std::byte>(b));
+  return out;
+}
+
+TEST(EventDecoder, BadNeighbourListsAreErrorsNotAllocations) {
+  ASSERT_FALSE(function_table()[fn::Type_get_contents_c].modelled);
+  const auto decode = [](std::vector<std::uint8_t> extras) {
+    const auto chunk = chunk_with_extras(extras);
+    EventColumns c = EventColumns::of(chunk);
+    Event ev;
+    std::uint64_t payload = 0;
+    decode_event(c, 0, payload, ev);
+    return ev;
+  };
+  // Weighted, in-degree 1 (source 2, weight 3), out-degree 0; then attribute -1.
+  const Event ok = decode({8, 1, 1, 4, 6, 0, 7, 1, 0});
+  ASSERT_TRUE(ok.neighbours);
+  EXPECT_EQ(ok.neighbours->sources, std::vector<std::int64_t>{2});
+  EXPECT_EQ(ok.neighbours->source_weights, std::vector<std::int64_t>{3});
+  EXPECT_TRUE(ok.neighbours->destinations.empty());
+  EXPECT_EQ(ok.attribute, -1);
+  // An in-degree of 2^35 in a chunk of a few bytes; a list cut short.
+  EXPECT_THROW(decode({8, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0}), Error);
+  EXPECT_THROW(decode({8, 1, 2, 4}), Error);
 }
 
 TEST_F(RankTraceWriterTest, RejectsTimeGoingBackwardsAndMissingPayload) {
