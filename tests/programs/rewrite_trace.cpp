@@ -1,7 +1,8 @@
 // Copies a recorded trace through libtime's reader and RankTraceWriter, changing one thing, so
 // the tests can prove the replay takes a value from the trace and not from MPI:
 //   test_rewrite_trace IN OUT attribute KEY VALUE [KEY VALUE...]
-//       the recorded value of predefined attribute KEY (tag_ub, universe_size, ...) becomes VALUE
+//       the recorded value of predefined attribute KEY (tag_ub, universe_size, ...) becomes VALUE;
+//       a key the recorded run found unset gets it too (its flag becomes 1)
 //   test_rewrite_trace IN OUT format-1.0
 //       drops what format 1.1 added (attribute values, dist-graph neighbours): an older trace
 #include <cstdio>
@@ -49,12 +50,14 @@ struct Change {
       return;
     }
     const bool get = e.function == fn::Comm_get_attr || e.function == fn::Attr_get;
-    if (!get || !e.attribute) return;
+    if (!get || e.rc != 0) return;
     const auto key = static_cast<int>(e.args[1].scalar);
     // The Fortran form of a predefined key is the C one plus 1.
     for (const int k : {key, key - 1}) {
       const auto it = values.find(k);
-      if (it != values.end()) e.attribute = it->second;
+      if (it == values.end()) continue;
+      e.args[3].scalar = 1;  // flag
+      e.attribute = it->second;
     }
   }
 };
