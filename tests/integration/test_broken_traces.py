@@ -253,7 +253,7 @@ class BrokenTraces(unittest.TestCase):
                 t = self.copy("major-" + name)
                 with open(t / name, "r+b") as f:
                     f.seek(8)
-                    f.write(struct.pack("<H", 2))
+                    f.write(struct.pack("<HH", 2, 0))  # major 2, minor 0
                 p = self.assert_fails(t, name, 3)
                 self.assertIn("format version 2.0", p.stderr)
 
