@@ -24,7 +24,7 @@ struct Predefined {
       1073741823,      // MPI_LASTUSEDCODE: moved by MPI_Add_error_class
       0,               // MPI_APPNUM: the first (only) application of the launch
   };
-  // What MPICH answers under mpiexec (hydra) for the unrecorded Fortran helper.
+  // What MPICH answers under mpiexec (hydra) for the Fortran helper, unrecorded before 1.1.
   bool present[kKeys] = {true, true, true, true, false, true, true};
 };
 

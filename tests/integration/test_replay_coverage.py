@@ -132,7 +132,7 @@ class ReplayCoverage(harness.TempDirTest):
                              expected)
 
     def test_fortran_attributes(self):
-        # libmpichfort asks MPICH-internal helpers, which are never recorded.
+        # libmpichfort asks an MPICH-internal helper, which libdump wraps (format 1.1).
         program = f"{PROGRAMS}/test_fortran_attributes"
         if not os.path.exists(program):
             self.skipTest("no Fortran compiler")

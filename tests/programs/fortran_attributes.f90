@@ -1,5 +1,5 @@
-! Predefined attributes asked from Fortran: libmpichfort answers them through MPICH-internal
-! helpers the capture never sees, so a replay must answer them itself, as MPICH did.
+! Predefined attributes asked from Fortran: libmpichfort answers them through an MPICH-internal
+! helper (MPII_Comm_get_attr), not MPI_Comm_get_attr; the capture wraps it to record them.
 program fortran_attributes
   use mpi
   implicit none
