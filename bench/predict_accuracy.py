@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """Accuracy of `encore predict` on the examples at 2 ranks (one per core), against plain runs.
 
+What is compared: the program's span from the return of MPI_Init to the call of MPI_Finalize
+(earliest to latest rank), which is what the program itself controls: process start-up, MPI_Init
+and MPI_Finalize are the same whatever a model predicts, and on runs of a fraction of a second
+they would swamp the comparison. Plain runs get it from bench_span_probe (a preload that times
+only those three calls); `encore predict --json` reports the same span as predicted_program_s.
+The examples run at sizes where that span is a few tenths of a second (--args to change).
+
 For each example, with runs alternated (plain, recorded, plain, ...) and medians [min .. max]:
-  plain     the uninstrumented run: mpiexec's wall time minus that of `mpiexec -n 2 true`
-            (so process start-up is not counted; MPI_Init is, as in the trace);
+  plain     the uninstrumented run's span;
   model     each model with compute as captured (no replay): the models' own error;
   replayed  every rank replayed (`encore replay -o`), both models;            goal <= 1 %
   one rank  rank 0 replayed, rank 1 inferred from it;                         goal <= 3 %
   slower    replays with the replaying process in a CPU-quota cgroup (50 % of a core, 10 ms
-            period), against plain runs with every rank limited the same way; goal <= 5 %.
+            period by default), against plain runs with every rank limited the same way;
+            goal <= 5 %.
 Parts that need what this machine or build lacks say so and are skipped.
-Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]"""
+Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
+       [--period-us 10000] [--args 'halo2d=512 200;ring=...']"""
 import argparse
 import json
 import os
@@ -20,10 +28,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 CGROUP_CPU = pathlib.Path("/sys/fs/cgroup/cpu")
-QUOTA = (5000, 10000)  # us of CPU per period: 50 % of a core
+QUOTA = [5000, 10000]  # us of CPU per period: 50 % of a core (--period-us changes both)
+# Sizes where the program's span is a few tenths of a second on this machine.
+DEFAULT_ARGS = {"halo2d": "512 200", "ring": "20 20000", "collectives": "4096",
+                "master_worker": "256 16 512"}
 
 
 def run(cmd, check=True, **kw):
@@ -33,10 +43,15 @@ def run(cmd, check=True, **kw):
     return p
 
 
-def wall(cmd):
-    t0 = time.monotonic()
-    run(cmd)
-    return time.monotonic() - t0
+def plain_span(cmd, probe, tmp):
+    """The program's span (s) in a plain run, from bench_span_probe's per-rank files."""
+    out = pathlib.Path(tempfile.mkdtemp(dir=tmp))
+    run(cmd, env={**os.environ, "LD_PRELOAD": str(probe), "ENCORE_SPAN_DIR": str(out)})
+    spans = [tuple(map(int, f.read_text().split())) for f in sorted(out.glob("rank-*.txt"))]
+    shutil.rmtree(out)
+    if len(spans) != 2:
+        raise SystemExit(f"{' '.join(map(str, cmd))}: the span probe wrote {len(spans)} files")
+    return (max(f for _, f in spans) - min(i for i, _ in spans)) * 1e-9
 
 
 def spread(values):
@@ -86,11 +101,11 @@ def predict(tool, trace, model, profiles=()):
     args = [tool, "predict", trace, "--json", "--model", model]
     if profiles:
         args += ["--replay", *profiles]
-    return json.loads(run(args).stdout)["predicted_total_s"]
+    return json.loads(run(args).stdout)["predicted_program_s"]
 
 
 def replay(tool, trace, rank, out, program, limit=False):
-    cmd = [tool, "replay", "--rank", rank, trace, "-o", out, "--", program]
+    cmd = [tool, "replay", "--rank", rank, trace, "-o", out, "--", *program]
     run(limited(cmd, f"replay{rank}") if limit else cmd)
 
 
@@ -99,9 +114,21 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--examples", default="halo2d,ring,collectives")
+    ap.add_argument("--period-us", type=int, default=QUOTA[1],
+                    help="CPU-quota cgroup period (the quota is half of it)")
+    ap.add_argument("--args", default="",
+                    help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
+    QUOTA[:] = [a.period_us // 2, a.period_us]
+    example_args = dict(DEFAULT_ARGS)
+    for item in filter(None, a.args.split(";")):
+        name, _, args = item.partition("=")
+        example_args[name.strip()] = args
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
+    probe = build / "bench/libbench_span_probe.so"
+    if not probe.exists():
+        raise SystemExit(f"{probe}: not built (cmake --build {a.build} --target bench_span_probe)")
     mpiexec = shutil.which("mpiexec")
     with_replay = replay_writes_profiles(tool)
     if not with_replay:
@@ -111,16 +138,15 @@ def main():
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="predict-accuracy-"))
     try:
         for name in a.examples.split(","):
-            program = build / "examples" / f"example_{name}"
+            program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
             err = {k: [] for k in ("model loggps", "model logged", "replayed loggps",
                                    "replayed logged", "one rank loggps", "slower loggps")}
             plain_s = []
             for i in range(a.runs):
-                base = wall([mpiexec, "-n", 2, "true"])
-                plain = wall([mpiexec, "-n", 2, program]) - base
+                plain = plain_span([mpiexec, "-n", 2, *program], probe, tmp)
                 plain_s.append(plain)
                 trace = tmp / f"{name}-{i}"
-                run([tool, "record", "-o", trace, "--", mpiexec, "-n", 2, program])
+                run([tool, "record", "-o", trace, "--", mpiexec, "-n", 2, *program])
                 for model in ("loggps", "logged"):
                     err[f"model {model}"].append(100 * (predict(tool, trace, model) - plain) / plain)
                 if with_replay:
@@ -134,15 +160,15 @@ def main():
                     err["one rank loggps"].append(
                         100 * (predict(tool, trace, "loggps", profiles[:1]) - plain) / plain)
                 if with_cgroup:
-                    slow_base = wall(limited([mpiexec, "-n", 2, "true"], "base"))
-                    slow_plain = wall([mpiexec, "-n", 2, *limited([program], "rank")]) - slow_base
+                    slow_plain = plain_span([mpiexec, "-n", 2, *limited(program, "rank")], probe,
+                                            tmp)
                     replay(tool, trace, 0, tmp / f"{name}-{i}-slow", program, limit=True)
                     err["slower loggps"].append(
                         100 * (predict(tool, trace, "loggps", [tmp / f"{name}-{i}-slow"]) -
                                slow_plain) / slow_plain)
                     cleanup_cgroups()
                 shutil.rmtree(trace, ignore_errors=True)
-            print(f"{name}: plain {seconds(plain_s)}")
+            print(f"{name} {' '.join(map(str, program[1:]))}: plain span {seconds(plain_s)}")
             for k, v in err.items():
                 if v:
                     print(f"  {k:<16} error {spread(v)}")

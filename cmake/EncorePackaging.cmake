@@ -297,7 +297,12 @@ function(_encore_pc_for_item item out_module out_flags)
     # other generator expressions: not representable in a .pc file
   elseif(TARGET "${item}")
     _encore_real_target("${item}" real)
+    get_target_property(real_type "${real}" TYPE)
+    get_target_property(real_imported "${real}" IMPORTED)
     if(real IN_LIST ENCORE_BUILD_ONLY_TARGETS)
+    elseif(real_type STREQUAL "STATIC_LIBRARY" AND NOT real_imported
+           AND NOT real IN_LIST ENCORE_EXPORTED_TARGETS)
+      # an internal static library: its objects are inside the library that links it
     elseif(DEFINED _encore_pc_of_${real})
       set(module "${_encore_pc_of_${real}}")
     elseif(item MATCHES "^PkgConfig::(.+)$")

@@ -53,6 +53,9 @@ class PredictExamples(unittest.TestCase):
                             self.assertGreaterEqual(t["wait_s"], 0)
                         ends.append(r["predicted"]["end_s"])
                     self.assertAlmostEqual(doc["predicted_total_s"], max(ends), delta=1e-12)
+                    # The program's span leaves out MPI_Init and MPI_Finalize: inside the total.
+                    self.assertGreater(doc["predicted_program_s"], 0)
+                    self.assertLess(doc["predicted_program_s"], doc["predicted_total_s"])
                     manifest = json.loads((out / "manifest.json").read_text())
                     self.assertEqual(manifest["kind"], "predicted")
                     self.assertEqual(manifest["options"]["prediction"]["model"], model)
@@ -71,6 +74,9 @@ class PredictExamples(unittest.TestCase):
                 doc = self.predict(name, "--model", "logged")
                 self.assertAlmostEqual(doc["predicted_total_s"], doc["recorded_total_s"],
                                        delta=1e-6 * doc["recorded_total_s"])
+                self.assertAlmostEqual(doc["predicted_program_s"], doc["recorded_program_s"],
+                                       delta=1e-6 * doc["recorded_program_s"])
+                self.assertLess(doc["recorded_program_s"], doc["recorded_total_s"])
 
     def test_params_file_and_text_summary(self):
         params = self.root / "params.json"

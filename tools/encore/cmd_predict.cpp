@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -32,14 +33,53 @@ struct PredictOptions {
   bool json = false;
 };
 
-// Forwards to the real sink, drawing a progress line on a terminal.
+// The program's own span: from the earliest return of MPI_Init(_thread) to the latest call of
+// MPI_Finalize over all ranks, recorded and predicted. It leaves out process start-up, MPI_Init
+// and MPI_Finalize, which no model changes, so it is what a program's own timer around its work
+// would read (and what bench/predict_accuracy.py compares with plain runs).
+class ProgramSpan {
+ public:
+  explicit ProgramSpan(std::vector<std::int64_t> offsets) : offsets_(std::move(offsets)) {}
+  void on_event(std::uint32_t rank, const Event& ev, std::int64_t start, std::int64_t end) {
+    const std::int64_t offset = rank < offsets_.size() ? offsets_[rank] : 0;
+    if (ev.function == fn::Init || ev.function == fn::Init_thread) {
+      recorded_.begin(static_cast<std::int64_t>(ev.end_ns) + offset);
+      predicted_.begin(end);
+    } else if (ev.function == fn::Finalize) {
+      recorded_.end(static_cast<std::int64_t>(ev.start_ns) + offset);
+      predicted_.end(start);
+    }
+  }
+  // Seconds, or nullopt when some rank's trace lacks MPI_Init or MPI_Finalize (a cut trace).
+  std::optional<double> recorded_s(std::uint32_t nprocs) const { return recorded_.seconds(nprocs); }
+  std::optional<double> predicted_s(std::uint32_t nprocs) const {
+    return predicted_.seconds(nprocs);
+  }
+
+ private:
+  struct Bounds {
+    std::int64_t first = 0, last = 0;
+    std::uint32_t begins = 0, ends = 0;
+    void begin(std::int64_t t) { first = begins++ == 0 ? t : std::min(first, t); }
+    void end(std::int64_t t) { last = ends++ == 0 ? t : std::max(last, t); }
+    std::optional<double> seconds(std::uint32_t nprocs) const {
+      if (begins != nprocs || ends != nprocs || last < first) return std::nullopt;
+      return static_cast<double>(last - first) * 1e-9;
+    }
+  };
+  std::vector<std::int64_t> offsets_;
+  Bounds recorded_, predicted_;
+};
+
+// Forwards to the real sink, drawing a progress line on a terminal and following the span.
 class ProgressSink : public predict::PredictSink {
  public:
-  ProgressSink(predict::PredictSink& inner, std::uint64_t total, bool show)
-      : inner_(inner), total_(total), show_(show) {}
+  ProgressSink(predict::PredictSink& inner, ProgramSpan& span, std::uint64_t total, bool show)
+      : inner_(inner), span_(span), total_(total), show_(show) {}
   void on_event(std::uint32_t rank, const Event& ev, std::int64_t compute, std::int64_t start,
                 std::int64_t end, std::int64_t wait) override {
     inner_.on_event(rank, ev, compute, start, end, wait);
+    span_.on_event(rank, ev, start, end);
     if (show_ && (++done_ & 0xFFFFF) == 0 && total_ != 0)
       std::fprintf(stderr, "\rpredict: %llu of %llu events (%.0f%%)",
                    static_cast<unsigned long long>(done_), static_cast<unsigned long long>(total_),
@@ -51,6 +91,7 @@ class ProgressSink : public predict::PredictSink {
 
  private:
   predict::PredictSink& inner_;
+  ProgramSpan& span_;
   std::uint64_t total_, done_ = 0;
   bool show_;
 };
@@ -112,10 +153,12 @@ int predict_main(const PredictOptions& o) {
   std::vector<std::unique_ptr<predict::RankFeed>> feeds;
   std::vector<predict::TraceRankFeed*> rank_feeds;
   std::uint64_t total_events = 0;
+  std::vector<std::int64_t> offsets;
   for (std::uint32_t r = 0; r < n; ++r) {
     const auto it = profile_of.find(r);
     const std::int64_t offset =
         r < t.manifest.ranks.size() ? t.manifest.ranks[r].clock_offset_ns : 0;
+    offsets.push_back(offset);
     auto f = std::make_unique<predict::TraceRankFeed>(
         t.dir, r, offset, n,
         it == profile_of.end() ? std::nullopt : std::optional<std::filesystem::path>(it->second),
@@ -135,7 +178,8 @@ int predict_main(const PredictOptions& o) {
 
   predict::PredictedTrace out(
       o.out.empty() ? std::nullopt : std::optional<std::filesystem::path>(o.out), n);
-  ProgressSink progress(out, total_events, isatty(STDERR_FILENO) != 0);
+  ProgramSpan span(offsets);
+  ProgressSink progress(out, span, total_events, isatty(STDERR_FILENO) != 0);
   predict::EngineStats stats;
   try {
     stats = o.model == "loggps" ? predict::run_loggps(feeds, params, progress)
@@ -174,6 +218,11 @@ int predict_main(const PredictOptions& o) {
   }
   doc["predicted_total_s"] = seconds(predicted_end);
   doc["recorded_total_s"] = seconds(recorded_end);
+  const auto span_json = [](std::optional<double> v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  doc["predicted_program_s"] = span_json(span.predicted_s(n));
+  doc["recorded_program_s"] = span_json(span.recorded_s(n));
   doc["engine"] = {{"events", stats.events},
                    {"messages", stats.messages},
                    {"collectives", stats.collectives},
@@ -207,6 +256,9 @@ int predict_main(const PredictOptions& o) {
                                  scale.overall, scale.by_callsite.size()));
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
+    if (const auto ps = span.predicted_s(n), rs = span.recorded_s(n); ps && rs)
+      fmt::print("  MPI_Init to MPI_Finalize: {:.6f} s (recorded {:.6f} s, {})\n", *ps, *rs,
+                 pct(*ps, *rs));
     fmt::print("  {:>5} {:>8}  {:>23}  {:>23}  {:>23}  {:>23}\n", "rank", "compute",
                "compute rec -> pred", "comm rec -> pred", "wait rec -> pred", "end rec -> pred");
     for (std::uint32_t r = 0; r < n; ++r) {
