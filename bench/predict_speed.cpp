@@ -57,6 +57,34 @@ void set(Event& e, Role role, std::int64_t v) {
     }
 }
 
+// Copies `from` into `to` the way the decoder fills an event: into the storage `to` already
+// has (its args are never shrunk), so the feed itself allocates nothing per call.
+void fill(Event& to, const Event& from) {
+  to.function = from.function;
+  to.start_ns = from.start_ns;
+  to.end_ns = from.end_ns;
+  to.rc = from.rc;
+  if (to.args.size() < from.args.size()) to.args.resize(from.args.size());
+  for (std::size_t i = 0; i < from.args.size(); ++i) {
+    ArgValue& a = to.args[i];
+    const ArgValue& b = from.args[i];
+    a.present = b.present;
+    a.scalar = b.scalar;
+    a.real = b.real;
+    a.flags = b.flags;
+    a.list.assign(b.list.begin(), b.list.end());
+    a.remote.assign(b.remote.begin(), b.remote.end());
+    a.requests.assign(b.requests.begin(), b.requests.end());
+    a.statuses.assign(b.statuses.begin(), b.statuses.end());
+    a.text.assign(b.text);
+  }
+  to.payloads.assign(from.payloads.begin(), from.payloads.end());
+  to.send_hashes.assign(from.send_hashes.begin(), from.send_hashes.end());
+  to.signatures.clear();
+  to.callsite.reset();
+  to.counters.clear();
+}
+
 // One rank's calls, generated on the fly.
 class Synth : public predict::RankFeed {
  public:
@@ -78,15 +106,17 @@ class Synth : public predict::RankFeed {
     if (i_ == events_) return false;
     const std::uint64_t step = i_ - base_;
     if (step == 0)
-      ev = irecv_;
+      fill(ev, irecv_);
     else if (step == 1)
-      ev = isend_;
+      fill(ev, isend_);
     else if (step == 2) {
-      ev = waitall_;
+      fill(ev, waitall_);
       auto& reqs = ev.args[1].requests;
-      reqs = {{false, 0, base_}, {false, 0, base_ + 1}};
+      reqs.clear();
+      reqs.push_back({false, 0, base_});
+      reqs.push_back({false, 0, base_ + 1});
     } else {
-      ev = allreduce_;
+      fill(ev, allreduce_);
     }
     ev.index = i_++;
     const bool coll_step = (++steps_ % 64) == 0;

@@ -49,6 +49,10 @@ class CommTable {
   std::uint32_t rank_ = 0;
   CommRegistry* registry_ = nullptr;
   std::unordered_map<std::uint64_t, CommInfo> by_id_;
+  // The last find(): most calls use the communicator of the call before (map nodes do not
+  // move; add and free reset it).
+  mutable std::uint64_t last_id_ = 0;
+  mutable const CommInfo* last_ = nullptr;
   std::unordered_map<std::uint32_t, std::uint64_t> id_of_key_;
   std::map<std::vector<std::int64_t>, std::uint32_t> seen_;
 };
