@@ -150,6 +150,20 @@ void read_arg(ByteReader& in, Coding coding, ArgValue& a, const Event& ev) {
   }
 }
 
+// Handles and values, most of any event, inline; the rest through read_arg.
+inline void read_step(ByteReader& in, const Step& step, Event& ev) {
+  ArgValue& a = ev.args[step.param];
+  if (step.coding == Coding::id) {
+    a.present = true;
+    a.scalar = static_cast<std::int64_t>(in.read_uvarint());
+  } else if (step.coding == Coding::value) {
+    a.present = true;
+    a.scalar = in.read_svarint();
+  } else {
+    read_arg(in, step.coding, a, ev);
+  }
+}
+
 void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   for (;;) {
     const auto tag = static_cast<Extra>(in.read_uvarint());
@@ -266,9 +280,9 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_
   ev.counters.clear();
   ev.stall_ns = 0;
   const Plan& plan = plans()[id];
-  for (const Step& step : plan.inputs) read_arg(in, step.coding, ev.args[step.param], ev);
+  for (const Step& step : plan.inputs) read_step(in, step, ev);
   if (ev.rc == 0)
-    for (const Step& step : plan.outputs) read_arg(in, step.coding, ev.args[step.param], ev);
+    for (const Step& step : plan.outputs) read_step(in, step, ev);
   if (head & event_format::kHasExtras) read_extras(in, payload_offset, ev);
 }
 

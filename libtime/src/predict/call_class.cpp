@@ -93,15 +93,16 @@ CallClass make(const FunctionInfo& f) {
 
 }  // namespace
 
-const CallClass& classify(std::uint16_t function) {
-  static const std::vector<CallClass> table = [] {
-    std::vector<CallClass> t;
-    for (const auto& f : function_table()) t.push_back(make(f));
-    return t;
-  }();
-  static const CallClass local;
-  return function < table.size() ? table[function] : local;
-}
+namespace detail {
+
+const std::vector<CallClass> call_classes = [] {
+  std::vector<CallClass> t;
+  for (const auto& f : function_table()) t.push_back(make(f));
+  t.push_back(CallClass{});
+  return t;
+}();
+
+}  // namespace detail
 
 bool moves_data(Op op) {
   switch (op) {
@@ -118,44 +119,27 @@ bool moves_data(Op op) {
   }
 }
 
-namespace {
+namespace detail {
 
-constexpr std::size_t kRoles = static_cast<std::size_t>(Role::ret_aint) + 1;
-constexpr std::uint8_t kNone = 0xFF;
-
-// Per function, the index of the first and second parameter of each role: the models look
-// arguments up by role several times per call.
-using RoleIndex = std::array<std::array<std::uint8_t, 2>, kRoles>;
-
-const std::vector<RoleIndex>& role_index() {
-  static const std::vector<RoleIndex> table = [] {
-    std::vector<RoleIndex> t;
-    for (const auto& f : function_table()) {
-      RoleIndex ix;
-      for (auto& r : ix) r = {kNone, kNone};
-      for (std::size_t i = 0; i < f.params.size() && i < kNone; ++i) {
-        auto& slot = ix[static_cast<std::size_t>(f.params[i].role)];
-        if (slot[0] == kNone)
-          slot[0] = static_cast<std::uint8_t>(i);
-        else if (slot[1] == kNone)
-          slot[1] = static_cast<std::uint8_t>(i);
-      }
-      t.push_back(ix);
+const std::vector<RoleIndex> role_index = [] {
+  std::vector<RoleIndex> t;
+  for (const auto& f : function_table()) {
+    RoleIndex ix;
+    for (auto& r : ix.at) r = {kNoArg, kNoArg};
+    ix.complete = f.params.size() < kNoArg;
+    for (std::size_t i = 0; ix.complete && i < f.params.size(); ++i) {
+      auto& slot = ix.at[static_cast<std::size_t>(f.params[i].role)];
+      if (slot[0] == kNoArg)
+        slot[0] = static_cast<std::uint8_t>(i);
+      else if (slot[1] == kNoArg)
+        slot[1] = static_cast<std::uint8_t>(i);
     }
-    return t;
-  }();
-  return table;
-}
-
-}  // namespace
-
-const ArgValue* arg_of(const Event& ev, Role role, int nth) {
-  const auto& index = role_index();
-  if ((nth == 0 || nth == 1) && ev.function < index.size() && ev.info().params.size() < kNone) {
-    const std::size_t i = index[ev.function][static_cast<std::size_t>(role)][nth];
-    if (i == kNone || i >= ev.args.size()) return nullptr;
-    return ev.args[i].present ? &ev.args[i] : nullptr;
+    t.push_back(ix);
   }
+  return t;
+}();
+
+const ArgValue* search_arg(const Event& ev, Role role, int nth) {
   const auto params = ev.info().params;
   for (std::size_t i = 0; i < params.size() && i < ev.args.size(); ++i) {
     if (params[i].role != role) continue;
@@ -164,9 +148,6 @@ const ArgValue* arg_of(const Event& ev, Role role, int nth) {
   return nullptr;
 }
 
-std::int64_t scalar_of(const Event& ev, Role role, int nth, std::int64_t fallback) {
-  const ArgValue* a = arg_of(ev, role, nth);
-  return a ? a->scalar : fallback;
-}
+}  // namespace detail
 
 }  // namespace encore::predict

@@ -18,13 +18,6 @@ std::uint64_t predefined_comm(std::string_view name) {
 
 }  // namespace
 
-std::optional<std::uint32_t> CommInfo::world(std::int64_t peer) const {
-  if (peer < 0 || static_cast<std::size_t>(peer) >= members->size()) return std::nullopt;
-  const std::int64_t w = (*members)[static_cast<std::size_t>(peer)];
-  if (w < 0) return std::nullopt;
-  return static_cast<std::uint32_t>(w);
-}
-
 CommRegistry::CommRegistry(std::uint32_t nprocs) : nprocs_(nprocs) {}
 
 std::uint32_t CommRegistry::intern(const std::vector<std::int64_t>& members,

@@ -119,6 +119,7 @@ struct RankState {
   Time nic_free = 0;
   std::vector<std::uint64_t> keys;  // requests the current call waits for
   std::uint64_t next_internal = kInternal;
+  const CallClass* cls = nullptr;  // of the current call
   bool have = false, posted = false, done = false, queued = false, coll_cost = false;
 };
 
@@ -377,6 +378,7 @@ class Engine {
     RankState& s = ranks_[rank];
     const Event& ev = s.ev;
     const CallClass& cls = classify(ev.function);
+    s.cls = &cls;
     const Time o = p_.overhead_ns();
     s.keys.clear();
     s.cost = 0;
@@ -553,7 +555,7 @@ class Engine {
       s.requests.erase(it);
     }
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
-    const CallClass& cls = classify(s.ev.function);
+    const CallClass& cls = *s.cls;
     if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
     if (shapes_context(s.ev)) s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
