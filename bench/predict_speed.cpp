@@ -2,8 +2,9 @@
 // Waitall per step, an Allreduce every 64 steps; 1 us compute, 100 ns calls). Prints one JSON
 // object per measurement: the engine fed from memory, the trace decode alone, and the engine
 // fed from the trace files (what `encore predict` does), with events per second on one core
-// and the peak resident size. Usage: bench_predict_speed DIR [EVENTS] [RANKS]; the trace is
-// written into DIR once and reused.
+// and the peak resident size. Usage: bench_predict_speed DIR [EVENTS] [RANKS] [ONLY]; the trace
+// is written into DIR once and reused. ONLY (memory, decode or trace) runs that measurement
+// alone, e.g. under callgrind, whose instruction counts do not move with the machine's load.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -57,6 +58,34 @@ void set(Event& e, Role role, std::int64_t v) {
     }
 }
 
+// Copies `from` into `to` the way the decoder fills an event: into the storage `to` already
+// has (its args are never shrunk), so the feed itself allocates nothing per call.
+void fill(Event& to, const Event& from) {
+  to.function = from.function;
+  to.start_ns = from.start_ns;
+  to.end_ns = from.end_ns;
+  to.rc = from.rc;
+  if (to.args.size() < from.args.size()) to.args.resize(from.args.size());
+  for (std::size_t i = 0; i < from.args.size(); ++i) {
+    ArgValue& a = to.args[i];
+    const ArgValue& b = from.args[i];
+    a.present = b.present;
+    a.scalar = b.scalar;
+    a.real = b.real;
+    a.flags = b.flags;
+    a.list.assign(b.list.begin(), b.list.end());
+    a.remote.assign(b.remote.begin(), b.remote.end());
+    a.requests.assign(b.requests.begin(), b.requests.end());
+    a.statuses.assign(b.statuses.begin(), b.statuses.end());
+    a.text.assign(b.text);
+  }
+  to.payloads.assign(from.payloads.begin(), from.payloads.end());
+  to.send_hashes.assign(from.send_hashes.begin(), from.send_hashes.end());
+  to.signatures.clear();
+  to.callsite.reset();
+  to.counters.clear();
+}
+
 // One rank's calls, generated on the fly.
 class Synth : public predict::RankFeed {
  public:
@@ -78,15 +107,17 @@ class Synth : public predict::RankFeed {
     if (i_ == events_) return false;
     const std::uint64_t step = i_ - base_;
     if (step == 0)
-      ev = irecv_;
+      fill(ev, irecv_);
     else if (step == 1)
-      ev = isend_;
+      fill(ev, isend_);
     else if (step == 2) {
-      ev = waitall_;
+      fill(ev, waitall_);
       auto& reqs = ev.args[1].requests;
-      reqs = {{false, 0, base_}, {false, 0, base_ + 1}};
+      reqs.clear();
+      reqs.push_back({false, 0, base_});
+      reqs.push_back({false, 0, base_ + 1});
     } else {
-      ev = allreduce_;
+      fill(ev, allreduce_);
     }
     ev.index = i_++;
     const bool coll_step = (++steps_ % 64) == 0;
@@ -165,21 +196,27 @@ void report(const char* what, std::uint64_t events, double secs, std::uint32_t n
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [EVENTS] [RANKS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR [EVENTS] [RANKS] [memory|decode|trace]\n", argv[0]);
     return 2;
   }
   const std::filesystem::path dir = argv[1];
   const std::uint64_t total = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 10'000'000;
   const std::uint32_t n =
       argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 64;
+  const std::string only = argc > 4 ? argv[4] : "";
+  if (!only.empty() && only != "memory" && only != "decode" && only != "trace") {
+    std::fprintf(stderr, "ONLY is memory, decode or trace, not %s\n", only.c_str());
+    return 2;
+  }
   if (n < 2 || total < n) {
     std::fprintf(stderr, "need at least 2 ranks and one event per rank\n");
     return 2;
   }
   const std::uint64_t per_rank = total / n;
+  auto runs = [&only](const char* what) { return only.empty() || only == what; };
   predict::LogGPSParams params;
   try {
-    {
+    if (runs("memory")) {
       std::vector<std::unique_ptr<predict::RankFeed>> feeds;
       for (std::uint32_t r = 0; r < n; ++r)
         feeds.push_back(std::make_unique<Synth>(r, n, per_rank));
@@ -199,7 +236,7 @@ int main(int argc, char** argv) {
       write_trace(dir, n, per_rank);
       report("trace written", per_rank * n, now() - t0, n);
     }
-    {
+    if (runs("decode")) {
       const double t0 = now();
       std::uint64_t events = 0;
       Event ev;
@@ -209,7 +246,7 @@ int main(int argc, char** argv) {
       }
       report("decode only", events, now() - t0, n);
     }
-    {
+    if (runs("trace")) {
       std::vector<std::unique_ptr<predict::RankFeed>> feeds;
       std::vector<predict::TraceRankFeed*> raw;
       for (std::uint32_t r = 0; r < n; ++r) {

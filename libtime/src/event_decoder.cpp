@@ -1,6 +1,7 @@
 // Table-driven decoding of one event; the exact mirror of libdump's generated shims.
 #include <bit>
 #include <string>
+#include <vector>
 
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
@@ -55,9 +56,39 @@ RequestRef read_request(ByteReader& in, std::uint16_t thread, std::uint64_t inde
   return r;
 }
 
-void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
-  a.present = role != Role::opaque;
-  switch (coding_of(role)) {
+// One parameter to read: where it goes and how it is coded. Opaque parameters have no step.
+struct Step {
+  std::uint16_t param;
+  Coding coding;
+};
+
+// Each function's steps, worked out once from the table: inputs in parameter order, then
+// outputs (read only when the call succeeded). Saves the per-parameter role dispatch.
+struct Plan {
+  std::vector<Step> inputs, outputs;
+};
+
+const std::vector<Plan>& plans() {
+  static const std::vector<Plan> table = [] {
+    std::vector<Plan> t;
+    for (const FunctionInfo& f : function_table()) {
+      Plan plan;
+      for (std::size_t i = 0; f.modelled && i < f.params.size(); ++i) {
+        const Role role = f.params[i].role;
+        if (role == Role::opaque) continue;
+        (is_output(role) ? plan.outputs : plan.inputs)
+            .push_back({static_cast<std::uint16_t>(i), coding_of(role)});
+      }
+      t.push_back(std::move(plan));
+    }
+    return t;
+  }();
+  return table;
+}
+
+void read_arg(ByteReader& in, Coding coding, ArgValue& a, const Event& ev) {
+  a.present = true;
+  switch (coding) {
     case Coding::nothing:
       break;
     case Coding::id:
@@ -95,7 +126,8 @@ void read_arg(ByteReader& in, Role role, ArgValue& a, const Event& ev) {
       break;
     case Coding::requests: {
       const auto n = checked_length(in, in.read_uvarint());
-      for (std::uint64_t i = 0; i < n; ++i) a.requests.push_back(read_request(in, ev.thread, ev.index));
+      for (std::uint64_t i = 0; i < n; ++i)
+        a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
     }
     case Coding::status:
@@ -125,6 +157,20 @@ void read_neighbour_side(ByteReader& in, bool weighted, std::vector<std::int64_t
   for (auto& r : ranks) r = in.read_svarint();
   weights.resize(weighted ? ranks.size() : 0);
   for (auto& w : weights) w = in.read_svarint();
+}
+
+// Handles and values, most of any event, inline; the rest through read_arg.
+inline void read_step(ByteReader& in, const Step& step, Event& ev) {
+  ArgValue& a = ev.args[step.param];
+  if (step.coding == Coding::id) {
+    a.present = true;
+    a.scalar = static_cast<std::int64_t>(in.read_uvarint());
+  } else if (step.coding == Coding::value) {
+    a.present = true;
+    a.scalar = in.read_svarint();
+  } else {
+    read_arg(in, step.coding, a, ev);
+  }
 }
 
 void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
@@ -254,14 +300,10 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_
   ev.stall_ns = 0;
   ev.attribute.reset();
   ev.neighbours.reset();
-  if (f.modelled) {
-    for (std::size_t i = 0; i < f.params.size(); ++i)
-      if (!is_output(f.params[i].role)) read_arg(in, f.params[i].role, ev.args[i], ev);
-    if (ev.rc == 0) {
-      for (std::size_t i = 0; i < f.params.size(); ++i)
-        if (is_output(f.params[i].role)) read_arg(in, f.params[i].role, ev.args[i], ev);
-    }
-  }
+  const Plan& plan = plans()[id];
+  for (const Step& step : plan.inputs) read_step(in, step, ev);
+  if (ev.rc == 0)
+    for (const Step& step : plan.outputs) read_step(in, step, ev);
   if (head & event_format::kHasExtras) read_extras(in, payload_offset, ev);
 }
 

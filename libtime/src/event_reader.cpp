@@ -6,8 +6,7 @@
 
 namespace encore {
 
-RankEventReader::RankEventReader(const std::filesystem::path& events_file)
-    : reader_(events_file) {
+RankEventReader::RankEventReader(const std::filesystem::path& events_file) : reader_(events_file) {
   if (reader_.header().kind != StreamKind::events)
     throw Error(events_file.string() + ": not an events stream");
 }
@@ -36,6 +35,7 @@ bool RankEventReader::load_chunk() {
     }
     if (h.kind != ChunkKind::events) continue;
     ThreadPos& pos = threads_[h.thread];
+    pos_ = &pos;
     pos.index = h.first;
     pos.end_ns = h.base;
     pos.payload = h.aux;
@@ -60,7 +60,7 @@ bool RankEventReader::next(Event& out) {
       return false;
     }
   }
-  ThreadPos& pos = threads_[thread_];
+  ThreadPos& pos = *pos_;
   out.thread = thread_;
   out.index = pos.index;
   try {

@@ -28,7 +28,9 @@ struct EventColumns {
   ByteReader& overhead_reader() { return interleaved ? gap : overhead; }
   // Splits a chunk's contents; throws Error if its column header is bad.
   static EventColumns of(std::span<const std::byte> chunk);
-  bool at_end() const { return gap.at_end() && duration.at_end() && overhead.at_end() && body.at_end(); }
+  bool at_end() const {
+    return gap.at_end() && duration.at_end() && overhead.at_end() && body.at_end();
+  }
 };
 
 void decode_event(EventColumns& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
@@ -66,6 +68,7 @@ class RankEventReader {
   std::uint32_t left_in_chunk_ = 0;
   std::uint16_t thread_ = 0;
   std::unordered_map<std::uint16_t, ThreadPos> threads_;
+  ThreadPos* pos_ = nullptr;  // threads_[thread_] (map nodes do not move)
   bool ended_clean_ = false;
   bool done_ = false;
   std::string problem_;

@@ -57,9 +57,22 @@ class ByteReader {
   explicit ByteReader(std::span<const std::byte> data) noexcept : data_(data) {}
 
   std::uint64_t read_uvarint() {
-    // Fast path: single byte values are the majority of fields.
-    if (pos_ < data_.size() && static_cast<std::uint8_t>(data_[pos_]) < 0x80)
-      return static_cast<std::uint8_t>(data_[pos_++]);
+    // Fast paths: one and two bytes are the majority of fields (ids, counts, gaps under 16 us).
+    const std::size_t n = data_.size();
+    if (pos_ < n) {
+      const auto b0 = static_cast<std::uint8_t>(data_[pos_]);
+      if (b0 < 0x80) {
+        ++pos_;
+        return b0;
+      }
+      if (pos_ + 1 < n) {
+        const auto b1 = static_cast<std::uint8_t>(data_[pos_ + 1]);
+        if (b1 < 0x80) {
+          pos_ += 2;
+          return (b0 & 0x7fu) | (std::uint64_t{b1} << 7);
+        }
+      }
+    }
     return read_uvarint_slow();
   }
   std::int64_t read_svarint() { return zigzag_decode(read_uvarint()); }

@@ -1,5 +1,6 @@
 #include "call_class.hpp"
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,15 +93,16 @@ CallClass make(const FunctionInfo& f) {
 
 }  // namespace
 
-const CallClass& classify(std::uint16_t function) {
-  static const std::vector<CallClass> table = [] {
-    std::vector<CallClass> t;
-    for (const auto& f : function_table()) t.push_back(make(f));
-    return t;
-  }();
-  static const CallClass local;
-  return function < table.size() ? table[function] : local;
-}
+namespace detail {
+
+const std::vector<CallClass> call_classes = [] {
+  std::vector<CallClass> t;
+  for (const auto& f : function_table()) t.push_back(make(f));
+  t.push_back(CallClass{});
+  return t;
+}();
+
+}  // namespace detail
 
 bool moves_data(Op op) {
   switch (op) {
@@ -117,7 +119,27 @@ bool moves_data(Op op) {
   }
 }
 
-const ArgValue* arg_of(const Event& ev, Role role, int nth) {
+namespace detail {
+
+const std::vector<RoleIndex> role_index = [] {
+  std::vector<RoleIndex> t;
+  for (const auto& f : function_table()) {
+    RoleIndex ix;
+    for (auto& r : ix.at) r = {kNoArg, kNoArg};
+    ix.complete = f.params.size() < kNoArg;
+    for (std::size_t i = 0; ix.complete && i < f.params.size(); ++i) {
+      auto& slot = ix.at[static_cast<std::size_t>(f.params[i].role)];
+      if (slot[0] == kNoArg)
+        slot[0] = static_cast<std::uint8_t>(i);
+      else if (slot[1] == kNoArg)
+        slot[1] = static_cast<std::uint8_t>(i);
+    }
+    t.push_back(ix);
+  }
+  return t;
+}();
+
+const ArgValue* search_arg(const Event& ev, Role role, int nth) {
   const auto params = ev.info().params;
   for (std::size_t i = 0; i < params.size() && i < ev.args.size(); ++i) {
     if (params[i].role != role) continue;
@@ -126,9 +148,6 @@ const ArgValue* arg_of(const Event& ev, Role role, int nth) {
   return nullptr;
 }
 
-std::int64_t scalar_of(const Event& ev, Role role, int nth, std::int64_t fallback) {
-  const ArgValue* a = arg_of(ev, role, nth);
-  return a ? a->scalar : fallback;
-}
+}  // namespace detail
 
 }  // namespace encore::predict

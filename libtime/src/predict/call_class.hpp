@@ -2,7 +2,9 @@
 // they need, looked up by parameter role. Internal to libtime's predict code.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "encore/event.hpp"
 #include "encore/predict/collectives.hpp"
@@ -32,7 +34,16 @@ struct CallClass {
   bool some = false;  // Waitsome, Testsome
 };
 
-const CallClass& classify(std::uint16_t function);
+namespace detail {
+// Built once at start-up from the (constant) function table; the last entry is for ids
+// outside it.
+extern const std::vector<CallClass> call_classes;
+}  // namespace detail
+
+inline const CallClass& classify(std::uint16_t function) {
+  const auto& t = detail::call_classes;
+  return function + 1u < t.size() ? t[function] : t.back();
+}
 
 // Whether a call moves data (its sizes are worth computing), and whether it can create or
 // free something RankContext tracks (types, communicators, groups): the per-call work of the
@@ -43,8 +54,32 @@ inline bool shapes_context(const Event& ev) {
   return c == Category::datatype || c == Category::communicator;
 }
 
+namespace detail {
+inline constexpr std::size_t kRoles = static_cast<std::size_t>(Role::ret_aint) + 1;
+inline constexpr std::uint8_t kNoArg = 0xFF;
+// Per function, the index of the first and second parameter of each role (kNoArg: none):
+// the models look arguments up by role several times per call.
+struct RoleIndex {
+  std::array<std::array<std::uint8_t, 2>, kRoles> at;
+  bool complete = false;  // false: more parameters than the index holds, search them
+};
+extern const std::vector<RoleIndex> role_index;  // built once at start-up
+const ArgValue* search_arg(const Event& ev, Role role, int nth);
+}  // namespace detail
+
 // The nth argument of `ev` with role `role` (0 = first), or nullptr.
-const ArgValue* arg_of(const Event& ev, Role role, int nth = 0);
-std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int64_t fallback = 0);
+inline const ArgValue* arg_of(const Event& ev, Role role, int nth = 0) {
+  const auto& index = detail::role_index;
+  if ((nth == 0 || nth == 1) && ev.function < index.size() && index[ev.function].complete) {
+    const std::size_t i = index[ev.function].at[static_cast<std::size_t>(role)][nth];
+    if (i == detail::kNoArg || i >= ev.args.size()) return nullptr;
+    return ev.args[i].present ? &ev.args[i] : nullptr;
+  }
+  return detail::search_arg(ev, role, nth);
+}
+inline std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int64_t fallback = 0) {
+  const ArgValue* a = arg_of(ev, role, nth);
+  return a ? a->scalar : fallback;
+}
 
 }  // namespace encore::predict

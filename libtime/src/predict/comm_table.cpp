@@ -18,13 +18,6 @@ std::uint64_t predefined_comm(std::string_view name) {
 
 }  // namespace
 
-std::optional<std::uint32_t> CommInfo::world(std::int64_t peer) const {
-  if (peer < 0 || static_cast<std::size_t>(peer) >= members->size()) return std::nullopt;
-  const std::int64_t w = (*members)[static_cast<std::size_t>(peer)];
-  if (w < 0) return std::nullopt;
-  return static_cast<std::uint32_t>(w);
-}
-
 CommRegistry::CommRegistry(std::uint32_t nprocs) : nprocs_(nprocs) {}
 
 std::uint32_t CommRegistry::intern(const std::vector<std::int64_t>& members,
@@ -52,11 +45,16 @@ void CommTable::add(std::uint64_t id, std::vector<std::int64_t> members) {
   c.members = std::make_shared<const std::vector<std::int64_t>>(std::move(members));
   id_of_key_[c.key] = id;
   by_id_[id] = std::move(c);
+  last_ = nullptr;
 }
 
 const CommInfo* CommTable::find(std::uint64_t id) const {
+  if (last_ != nullptr && id == last_id_) return last_;
   const auto it = by_id_.find(id);
-  return it == by_id_.end() ? nullptr : &it->second;
+  if (it == by_id_.end()) return nullptr;
+  last_id_ = id;
+  last_ = &it->second;
+  return last_;
 }
 
 const CommInfo* CommTable::by_key(std::uint32_t key) const {
@@ -76,6 +74,7 @@ void CommTable::observe(const Event& ev) {
       if (it != by_id_.end()) {
         id_of_key_.erase(it->second.key);
         by_id_.erase(it);
+        last_ = nullptr;
       }
     }
   }

@@ -20,7 +20,12 @@ struct CommInfo {
   std::shared_ptr<const std::vector<std::int64_t>> members;  // world ranks by comm rank
   std::size_t index = 0;                                     // this rank's rank in it
   // World rank of communicator rank `peer`, or nullopt (MPI_PROC_NULL, out of range).
-  std::optional<std::uint32_t> world(std::int64_t peer) const;
+  std::optional<std::uint32_t> world(std::int64_t peer) const {
+    if (peer < 0 || static_cast<std::size_t>(peer) >= members->size()) return std::nullopt;
+    const std::int64_t w = (*members)[static_cast<std::size_t>(peer)];
+    if (w < 0) return std::nullopt;
+    return static_cast<std::uint32_t>(w);
+  }
 };
 
 class CommRegistry {
@@ -49,6 +54,10 @@ class CommTable {
   std::uint32_t rank_ = 0;
   CommRegistry* registry_ = nullptr;
   std::unordered_map<std::uint64_t, CommInfo> by_id_;
+  // The last find(): most calls use the communicator of the call before (map nodes do not
+  // move; add and free reset it).
+  mutable std::uint64_t last_id_ = 0;
+  mutable const CommInfo* last_ = nullptr;
   std::unordered_map<std::uint32_t, std::uint64_t> id_of_key_;
   std::map<std::vector<std::int64_t>, std::uint32_t> seen_;
 };

@@ -2,7 +2,6 @@
 #include "encore/predict/loggps_engine.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "call_class.hpp"
+#include "channel_table.hpp"
 #include "comm_table.hpp"
 #include <fmt/format.h>
 #include <mpi.h>
@@ -78,23 +78,23 @@ struct RecvPost {
   std::uint64_t req;
   Time posted;
 };
-struct Channel {
-  std::deque<SendPost> sends;
-  std::deque<RecvPost> recvs;
-};
-struct ChannelKey {
-  std::uint32_t src, dst, comm;
-  std::int64_t tag;
-  bool operator==(const ChannelKey&) const = default;
-};
-struct ChannelHash {
-  std::size_t operator()(const ChannelKey& k) const noexcept {
-    std::uint64_t h = (static_cast<std::uint64_t>(k.src) * 0x9E3779B97F4A7C15ull) ^
-                      (static_cast<std::uint64_t>(k.dst) << 21) ^
-                      (static_cast<std::uint64_t>(k.comm) << 42);
-    h ^= static_cast<std::uint64_t>(k.tag) * 0xC2B2AE3D27D4EB4Full;
-    return static_cast<std::size_t>(h ^ (h >> 29));
+
+// Ranks ready to run, each at most once: a ring of one slot per rank.
+class RunQueue {
+ public:
+  explicit RunQueue(std::size_t n) : ring_(std::max<std::size_t>(n, 1)) {}
+  bool empty() const noexcept { return size_ == 0; }
+  void push(std::uint32_t r) { ring_[(head_ + size_++) % ring_.size()] = r; }
+  std::uint32_t pop() {
+    const std::uint32_t r = ring_[head_];
+    head_ = (head_ + 1) % ring_.size();
+    --size_;
+    return r;
   }
+
+ private:
+  std::vector<std::uint32_t> ring_;
+  std::size_t head_ = 0, size_ = 0;
 };
 
 struct Collective {
@@ -119,13 +119,17 @@ struct RankState {
   Time nic_free = 0;
   std::vector<std::uint64_t> keys;  // requests the current call waits for
   std::uint64_t next_internal = kInternal;
+  const CallClass* cls = nullptr;  // of the current call
   bool have = false, posted = false, done = false, queued = false, coll_cost = false;
 };
 
 class Engine {
  public:
   Engine(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& p, PredictSink& sink)
-      : p_(p), sink_(sink), registry_(static_cast<std::uint32_t>(feeds.size())) {
+      : p_(p),
+        sink_(sink),
+        registry_(static_cast<std::uint32_t>(feeds.size())),
+        runnable_(feeds.size()) {
     ranks_.resize(feeds.size());
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
       ranks_[r].feed = &feeds[r];
@@ -137,8 +141,7 @@ class Engine {
   EngineStats run() {
     for (std::uint32_t r = 0; r < ranks_.size(); ++r) wake(r);
     while (!runnable_.empty()) {
-      const std::uint32_t r = runnable_.front();
-      runnable_.pop_front();
+      const std::uint32_t r = runnable_.pop();
       ranks_[r].queued = false;
       advance(r);
     }
@@ -162,7 +165,7 @@ class Engine {
     RankState& s = ranks_[r];
     if (s.queued || s.done) return;
     s.queued = true;
-    runnable_.push_back(r);
+    runnable_.push(r);
   }
 
   void advance(std::uint32_t r) {
@@ -220,34 +223,28 @@ class Engine {
 
   void post_send(std::uint32_t rank, std::uint32_t dst, std::uint32_t comm, std::int64_t tag,
                  SendPost s) {
-    const ChannelKey key{rank, dst, comm, tag};
-    auto it = channels_.find(key);
-    if (it != channels_.end() && !it->second.recvs.empty()) {
-      const RecvPost r = it->second.recvs.front();
-      it->second.recvs.pop_front();
+    auto& channel = channels_.get({rank, dst, comm, tag});
+    if (!channel.recvs.empty()) {
+      const RecvPost r = channel.recvs.pop();
       --in_flight_messages_;
-      if (it->second.sends.empty() && it->second.recvs.empty()) channels_.erase(it);
       match(s, r);
       return;
     }
-    channels_[key].sends.push_back(s);
+    channel.sends.push(s);
     ++in_flight_messages_;
     note_in_flight();
   }
 
   void post_recv(std::uint32_t src, std::uint32_t rank, std::uint32_t comm, std::int64_t tag,
                  RecvPost r) {
-    const ChannelKey key{src, rank, comm, tag};
-    auto it = channels_.find(key);
-    if (it != channels_.end() && !it->second.sends.empty()) {
-      const SendPost s = it->second.sends.front();
-      it->second.sends.pop_front();
+    auto& channel = channels_.get({src, rank, comm, tag});
+    if (!channel.sends.empty()) {
+      const SendPost s = channel.sends.pop();
       --in_flight_messages_;
-      if (it->second.sends.empty() && it->second.recvs.empty()) channels_.erase(it);
       match(s, r);
       return;
     }
-    channels_[key].recvs.push_back(r);
+    channel.recvs.push(r);
     ++in_flight_messages_;
     note_in_flight();
   }
@@ -381,6 +378,7 @@ class Engine {
     RankState& s = ranks_[rank];
     const Event& ev = s.ev;
     const CallClass& cls = classify(ev.function);
+    s.cls = &cls;
     const Time o = p_.overhead_ns();
     s.keys.clear();
     s.cost = 0;
@@ -489,8 +487,10 @@ class Engine {
         return;
       }
     }
-    std::vector<RequestRef> refs;
-    std::vector<const StatusRecord*> statuses;
+    std::vector<RequestRef>& refs = refs_;
+    std::vector<const StatusRecord*>& statuses = statuses_;
+    refs.clear();
+    statuses.clear();
     const ArgValue* one = arg_of(ev, Role::request_inout);
     const ArgValue* arr = arg_of(ev, Role::request_array);
     const ArgValue* st1 = arg_of(ev, Role::status_out);
@@ -555,7 +555,7 @@ class Engine {
       s.requests.erase(it);
     }
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
-    const CallClass& cls = classify(s.ev.function);
+    const CallClass& cls = *s.cls;
     if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
     if (shapes_context(s.ev)) s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
@@ -569,11 +569,13 @@ class Engine {
   PredictSink& sink_;
   CommRegistry registry_;
   std::vector<RankState> ranks_;
-  std::deque<std::uint32_t> runnable_;
-  std::unordered_map<ChannelKey, Channel, ChannelHash> channels_;
+  RunQueue runnable_;
+  ChannelTable<SendPost, RecvPost> channels_;
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   std::uint64_t in_flight_messages_ = 0;
   EngineStats stats_;
+  std::vector<RequestRef> refs_;  // post_completion's, kept to reuse their storage
+  std::vector<const StatusRecord*> statuses_;
 };
 
 }  // namespace
@@ -596,6 +598,16 @@ std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSPara
     case Op::recv:
     case Op::irecv:
       return p.overhead_ns();
+    case Op::send:
+    case Op::isend:
+      // What message_bytes finds for a successful point-to-point send whose data was hashed.
+      if (ev.rc == 0 && !ev.send_hashes.empty() && ev.info().modelled &&
+          ev.info().category == Category::p2p) {
+        std::uint64_t sent = 0;
+        for (const auto& h : ev.send_hashes) sent += h.bytes;
+        return p.overhead_ns() + p.transfer_ns(sent);
+      }
+      [[fallthrough]];
     default: {
       const MessageBytes mb = message_bytes(ctx, ev);
       return p.overhead_ns() + p.transfer_ns(mb.sent + mb.received);
