@@ -108,24 +108,41 @@ bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_
   }
 }
 
+void RankPayloadReader::backwards(const Cursor& c, std::uint16_t thread,
+                                  std::uint64_t offset) const {
+  throw Error(format_in(path_, "payload of thread " + std::to_string(thread) + ": read at byte " +
+                                   std::to_string(offset) + " goes back before byte " +
+                                   std::to_string(c.low) + " (reads are forward-only)"));
+}
+
+void RankPayloadReader::missing(const Cursor& c, std::uint16_t thread, std::uint64_t offset,
+                                std::uint64_t want_end) const {
+  const std::string what =
+      "chunk " + std::to_string(c.reader.chunk_index()) + ": payload of thread " +
+      std::to_string(thread) + " ends at byte " + std::to_string(c.stream_end) + ", bytes " +
+      std::to_string(offset) + ".." + std::to_string(want_end) + " are not in the file" +
+      (c.reader.saw_trailer() ? "" : " (stream cut short)");
+  throw Error::at(path_, what, c.reader.offset());
+}
+
+RankPayloadReader::Cursor& RankPayloadReader::start_read(std::uint16_t thread,
+                                                         std::uint64_t offset) {
+  Cursor& c = cursor(thread);
+  if (offset < c.low) backwards(c, thread, offset);
+  c.low = offset;
+  return c;
+}
+
 void RankPayloadReader::read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
                              const Sink& sink) {
   if (n == 0) return;
-  Cursor& c = cursor(thread);
-  const auto backwards = [&] {
-    return Error(format_in(path_, "payload of thread " + std::to_string(thread) +
-                                      ": read at byte " + std::to_string(offset) +
-                                      " goes back before byte " + std::to_string(c.low) +
-                                      " (reads are forward-only)"));
-  };
-  if (offset < c.low) throw backwards();
-  c.low = offset;
+  Cursor& c = start_read(thread, offset);
   const std::uint64_t want_end = offset + n;
   while (offset < want_end) {
     if (c.loaded) {
       const std::uint64_t first = c.chunk.header.first;
       const std::uint64_t end = first + c.chunk.data.size();
-      if (offset < first) throw backwards();
+      if (offset < first) backwards(c, thread, offset);
       if (offset < end) {
         const std::uint64_t k = std::min(end, want_end) - offset;
         sink(std::span<const std::byte>(c.chunk.data).subspan(offset - first, k));
@@ -133,14 +150,29 @@ void RankPayloadReader::read(std::uint16_t thread, std::uint64_t offset, std::ui
         continue;
       }
     }
-    if (!next_chunk(c, thread, offset)) {
-      const std::string what =
-          "chunk " + std::to_string(c.reader.chunk_index()) + ": payload of thread " +
-          std::to_string(thread) + " ends at byte " + std::to_string(c.stream_end) +
-          ", bytes " + std::to_string(offset) + ".." + std::to_string(want_end) +
-          " are not in the file" + (c.reader.saw_trailer() ? "" : " (stream cut short)");
-      throw Error::at(path_, what, c.reader.offset());
+    if (!next_chunk(c, thread, offset)) missing(c, thread, offset, want_end);
+  }
+}
+
+bool RankPayloadReader::view(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+                             std::span<const std::byte>& out) {
+  if (n == 0) {
+    out = {};
+    return true;
+  }
+  Cursor& c = start_read(thread, offset);
+  for (;;) {
+    if (c.loaded) {
+      const std::uint64_t first = c.chunk.header.first;
+      const std::uint64_t end = first + c.chunk.data.size();
+      if (offset < first) backwards(c, thread, offset);
+      if (offset < end) {
+        if (end - offset < n) return false;
+        out = std::span<const std::byte>(c.chunk.data).subspan(offset - first, n);
+        return true;
+      }
     }
+    if (!next_chunk(c, thread, offset)) missing(c, thread, offset, offset + n);
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -119,7 +120,19 @@ class TypeEngine {
     int refs = 1;  // the application's handle plus references from get_contents
     bool predefined = false;
   };
-  const Entry& entry(MPI_Datatype type) const;
+  // Recently used handles: a receive or send looks its type up several times per call.
+  struct CacheSlot {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    const Entry* entry = nullptr;  // table_ nodes do not move; forget() before erasing
+    bool committed = false;
+  };
+  const CacheSlot& lookup(MPI_Datatype type) const;
+  void forget(MPI_Datatype type) noexcept { slot(type) = CacheSlot{}; }
+  CacheSlot& slot(MPI_Datatype type) const noexcept {
+    const auto h = static_cast<std::uint32_t>(type);
+    return cache_[(h ^ (h >> 8)) % cache_.size()];
+  }
+  const Entry& entry(MPI_Datatype type) const { return *lookup(type).entry; }
   const TypeNode& committed_node(MPI_Datatype type, const char* what) const;
   MPI_Datatype add(std::shared_ptr<TypeNode> node, Contents contents, std::vector<NodePtr> children);
   MPI_Datatype add_simple(std::shared_ptr<TypeNode> node, int combiner, std::vector<int> ints,
@@ -131,6 +144,7 @@ class TypeEngine {
   // Committed handles; kept after free so a part revived by contents() stays committed.
   std::unordered_set<MPI_Datatype> committed_;
   std::uint32_t next_ = 0;
+  mutable std::array<CacheSlot, 8> cache_{};
 };
 
 }  // namespace encore::replay

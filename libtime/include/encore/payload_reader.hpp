@@ -42,6 +42,12 @@ class RankPayloadReader {
   // the request goes backwards. Bytes already given to the sink stay given.
   void read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n, const Sink& sink);
 
+  // The same without a copy when the bytes lie in one chunk: true and `out` a view of them,
+  // valid until the next read of this thread; false (nothing consumed) when they span
+  // chunks, for read() to gather. Throws Error as read() does.
+  bool view(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+            std::span<const std::byte>& out);
+
   // The same, into a vector (replaced). For small reads.
   std::vector<std::byte> read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n);
 
@@ -55,6 +61,12 @@ class RankPayloadReader {
   Cursor& cursor(std::uint16_t thread);
   // Loads the thread's next chunk; false at a clean end of file. Throws Error on damage.
   bool next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted);
+  // Checks that a read at `offset` does not go backwards and moves the cursor's floor.
+  Cursor& start_read(std::uint16_t thread, std::uint64_t offset);
+  [[noreturn]] void missing(const Cursor& c, std::uint16_t thread, std::uint64_t offset,
+                            std::uint64_t want_end) const;
+  [[noreturn]] void backwards(const Cursor& c, std::uint16_t thread,
+                              std::uint64_t offset) const;
 
   std::string path_;
   FileHeader header_;

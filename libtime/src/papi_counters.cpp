@@ -1,9 +1,11 @@
-#include "counters.hpp"
+#include "encore/papi_counters.hpp"
 
 #include <papi.h>
 #include <pthread.h>
 
-namespace encore::dump {
+#include <algorithm>
+
+namespace encore {
 namespace {
 
 unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
@@ -105,4 +107,14 @@ void ThreadCounters::mark_segment_start() {
   if (eventset_ >= 0) PAPI_read(eventset_, at_start_.data());
 }
 
-}  // namespace encore::dump
+std::vector<std::string> split_event_list(std::string_view list) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    if (auto name = list.substr(0, comma); !name.empty()) out.emplace_back(name);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace encore
