@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -110,11 +110,11 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   info.raw = nlohmann::json::object();
   m.ranks = {info};
   m.raw = {{"machine", machine()}};
-  // zstd level 1: the profile is compressed in the replayed program's path, not off it.
+  // A fast zstd level: the profile is compressed in the replayed program's path, not off it.
   RankWriterOptions wo;
-  wo.level = 1;
-  writer_ = std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank,
-                                              wo);
+  wo.level = -3;
+  writer_ =
+      std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
   save_manifest(m, out.manifest_path());
   const auto sites = fmt::format("rank-{:05}.callsites.json", rank);
   if (std::filesystem::exists(recorded_trace / sites))
@@ -134,11 +134,16 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
   const std::uint64_t gap = clock_.to_ns(enter) - clock_.to_ns(last_leave_);
   const std::uint64_t start = now_ns_ + gap;
   try {
-    body_.clear();
     const std::span<const std::uint64_t> counts =
         counters_on_ ? std::span<const std::uint64_t>(counts_) : std::span<const std::uint64_t>{};
-    if (!body.empty() && copy_body_new_extras(body, ev, counts, body_)) {
-      writer_->write_body(ev.thread, start, start, pending_overhead_, body_);
+    std::size_t n = 0;
+    if (!body.empty()) {
+      const std::size_t room = copy_body_bound(body.size(), counts.size());
+      if (body_.size() < room) body_.resize(2 * room);  // grows a few times, then never
+      n = copy_body_new_extras(body, ev, counts, body_.data());
+    }
+    if (n > 0) {
+      writer_->write_body(ev.thread, start, start, pending_overhead_, {body_.data(), n});
     } else {
       ev.start_ns = start;
       ev.end_ns = start;
@@ -174,8 +179,9 @@ ThreadCounters* thread_counters(const std::vector<std::string>& events) noexcept
     if (c->start(events))
       mine = std::move(c);
     else
-      std::fprintf(stderr, "encore replay: PAPI refused an event set for a new thread; its "
-                           "counters read as 0\n");
+      std::fprintf(stderr,
+                   "encore replay: PAPI refused an event set for a new thread; its "
+                   "counters read as 0\n");
   }
   return mine.get();
 }

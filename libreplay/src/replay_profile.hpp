@@ -65,8 +65,8 @@ class ReplayProfile {
   std::unique_ptr<RankTraceWriter> writer_;
   std::vector<std::byte> body_;  // the event being written: reused, no allocation per call
   bool counters_on_ = false;
-  std::vector<long long> deltas_;         // PAPI counts of the segment before the current call
-  std::vector<std::uint64_t> counts_;     // the same as the trace stores them
+  std::vector<long long> deltas_;      // PAPI counts of the segment before the current call
+  std::vector<std::uint64_t> counts_;  // the same as the trace stores them
   bool first_ = true;
   bool failed_ = false;
   bool closed_ = false;

@@ -52,6 +52,12 @@ class ExtrasWalk {
       v |= std::uint64_t{static_cast<std::uint8_t>(b_[i]) & 0x7fu} << (7 * (i - at));
     return true;
   }
+  // Tags are below 0x80: one byte.
+  bool tag(std::uint64_t& t) {
+    if (pos_ >= b_.size() || (static_cast<std::uint8_t>(b_[pos_]) & 0x80) != 0) return false;
+    t = static_cast<std::uint8_t>(b_[pos_++]);
+    return true;
+  }
   bool bytes(std::size_t n) {
     if (n > b_.size() - pos_) return false;
     pos_ += n;
@@ -68,7 +74,16 @@ class ExtrasWalk {
 
 bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
                           std::span<const std::uint64_t> counters, std::vector<std::byte>& out) {
-  if (body.size() < 2) return false;
+  const std::size_t start = out.size();
+  out.resize(start + copy_body_bound(body.size(), counters.size()));
+  const std::size_t n = copy_body_new_extras(body, ev, counters, out.data() + start);
+  out.resize(start + n);
+  return n > 0;
+}
+
+std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
+                                 std::span<const std::uint64_t> counters, std::byte* out) {
+  if (body.size() < 2) return 0;
   const auto flags = static_cast<std::uint8_t>(body[0]) & ((1u << event_format::kHeadFlagBits) - 1);
   std::size_t args_end = body.size();
   // Kept extras (send hashes, call site) as [begin, end) ranges of `body`: at most a few.
@@ -76,7 +91,7 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
   std::size_t n_kept = 0;
   if (flags & event_format::kHasExtras) {
     const std::size_t extras = extra_size(ev);
-    if (extras > body.size() - 2) return false;
+    if (extras > body.size() - 2) return 0;
     args_end = body.size() - extras;
     ExtrasWalk w(body, args_end);
     std::size_t payloads = 0, hashes = 0, signatures = 0, callsites = 0, counter_sets = 0,
@@ -84,7 +99,7 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
     for (;;) {
       const std::size_t item = w.pos();
       std::uint64_t tag = 0;
-      if (!w.value(tag)) return false;
+      if (!w.tag(tag)) return 0;
       bool ok = true;
       bool keep = false;
       switch (static_cast<Extra>(tag)) {
@@ -94,7 +109,7 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
               callsites != (ev.callsite ? 1u : 0u) ||
               counter_sets != (ev.counters.empty() ? 0u : 1u) ||
               stalls != (ev.stall_ns != 0 ? 1u : 0u))
-            return false;
+            return 0;
           break;
         case Extra::payload:
           ++payloads;
@@ -127,32 +142,26 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
           ok = w.skip(1);
           break;
         default:
-          return false;
+          return 0;
       }
-      if (!ok) return false;
+      if (!ok) return 0;
       if (static_cast<Extra>(tag) == Extra::end) break;
       if (keep) {
-        if (n_kept == std::size(kept)) return false;
+        if (n_kept == std::size(kept)) return 0;
         kept[n_kept][0] = item;
         kept[n_kept][1] = w.pos();
         ++n_kept;
       }
     }
   }
-  // One resize and plain copies: this runs once per replayed call.
+  // Plain copies into the caller's room: this runs once per replayed call.
   const bool extras = n_kept > 0 || !counters.empty();
-  std::size_t most = args_end + 1;
-  for (std::size_t i = 0; i < n_kept; ++i) most += kept[i][1] - kept[i][0];
-  if (!counters.empty()) most += 1 + kMaxVarintBytes * (counters.size() + 1);
-  const std::size_t start = out.size();
-  out.resize(start + most);
-  std::byte* const first = out.data() + start;
-  std::byte* p = first;
+  std::byte* p = out;
   std::memcpy(p, body.data(), args_end);
   p += args_end;
-  const auto head = static_cast<std::uint8_t>(first[0]);
-  first[0] = static_cast<std::byte>((head & ~event_format::kHasExtras) |
-                                    (extras ? event_format::kHasExtras : 0));
+  const auto head = static_cast<std::uint8_t>(out[0]);
+  out[0] = static_cast<std::byte>((head & ~event_format::kHasExtras) |
+                                  (extras ? event_format::kHasExtras : 0));
   if (extras) {
     for (std::size_t i = 0; i < n_kept; ++i) {
       std::memcpy(p, body.data() + kept[i][0], kept[i][1] - kept[i][0]);
@@ -165,8 +174,7 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
     }
     *p++ = static_cast<std::byte>(Extra::end);
   }
-  out.resize(static_cast<std::size_t>(p - out.data()));
-  return true;
+  return static_cast<std::size_t>(p - out);
 }
 
 }  // namespace encore

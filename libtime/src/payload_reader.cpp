@@ -39,7 +39,8 @@ RankPayloadReader::~RankPayloadReader() {
 }
 
 RankPayloadReader::RankPayloadReader(RankPayloadReader&& other) noexcept
-    : path_(std::move(other.path_)),
+    : hot_(std::exchange(other.hot_, {})),
+      path_(std::move(other.path_)),
       header_(other.header_),
       fd_(std::exchange(other.fd_, -1)),
       cursors_(std::move(other.cursors_)) {}
@@ -47,6 +48,7 @@ RankPayloadReader::RankPayloadReader(RankPayloadReader&& other) noexcept
 RankPayloadReader& RankPayloadReader::operator=(RankPayloadReader&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
+    hot_ = std::exchange(other.hot_, {});
     path_ = std::move(other.path_);
     header_ = other.header_;
     fd_ = std::exchange(other.fd_, -1);
@@ -65,6 +67,7 @@ RankPayloadReader::Cursor& RankPayloadReader::cursor(std::uint16_t thread) {
 bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted) {
   StreamFileReader& r = c.reader;
   c.loaded = false;
+  hot_ = {};  // the chunk buffer is about to change
   for (;;) {
     // Peek at the next header to decide whether its body is worth reading. Anything odd
     // (short or bad header) goes through next(), which classifies the damage.
@@ -154,8 +157,8 @@ void RankPayloadReader::read(std::uint16_t thread, std::uint64_t offset, std::ui
   }
 }
 
-bool RankPayloadReader::view(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
-                             std::span<const std::byte>& out) {
+bool RankPayloadReader::view_slow(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+                                  std::span<const std::byte>& out) {
   if (n == 0) {
     out = {};
     return true;
@@ -169,6 +172,7 @@ bool RankPayloadReader::view(std::uint16_t thread, std::uint64_t offset, std::ui
       if (offset < end) {
         if (end - offset < n) return false;
         out = std::span<const std::byte>(c.chunk.data).subspan(offset - first, n);
+        hot_ = {c.chunk.data.data(), thread, first, end, &c.low};
         return true;
       }
     }

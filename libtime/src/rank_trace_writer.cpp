@@ -76,9 +76,8 @@ void RankTraceWriter::write(const Event& e, std::span<const std::byte> payload) 
   end_event(e.thread, t);
 }
 
-void RankTraceWriter::write_body(std::uint16_t thread, std::uint64_t start_ns,
-                                 std::uint64_t end_ns, std::uint64_t overhead_ns,
-                                 std::span<const std::byte> body) {
+void RankTraceWriter::write_body(std::uint16_t thread, std::uint64_t start_ns, std::uint64_t end_ns,
+                                 std::uint64_t overhead_ns, std::span<const std::byte> body) {
   ThreadState& t = thread_state(thread, start_ns, end_ns);
   t.body.put(body);
   put_times(t, start_ns, end_ns, overhead_ns);

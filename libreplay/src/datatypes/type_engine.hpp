@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <unordered_map>
@@ -108,6 +109,20 @@ class TypeEngine {
   // A message shorter than posted: unpacks only its `bytes` bytes (at most count elements).
   MPI_Count unpack_bytes(const std::byte* in, MPI_Count bytes, MPI_Count count,
                          MPI_Datatype type, void* outbuf) const;
+  // unpack_bytes() for the common case, inline: a committed type recently looked up whose
+  // `count` elements are one block. False (nothing done) otherwise: call unpack_bytes().
+  bool unpack_one_block(const std::byte* in, MPI_Count bytes, MPI_Count count, MPI_Datatype type,
+                        void* outbuf) const {
+    const CacheSlot& s = slot(type);
+    if (!s.entry || s.type != type || !s.committed || count <= 0 || bytes <= 0) return false;
+    const TypeNode& n = *s.entry->node;
+    if (bytes > count * n.bounds.size || !(n.contiguous() || (count == 1 && n.single_block())))
+      return false;
+    std::memcpy(reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(outbuf) +
+                                             static_cast<std::uintptr_t>(n.program[0].disp)),
+                in, static_cast<std::size_t>(bytes));
+    return true;
+  }
   MPI_Count pack_external_size(MPI_Count count, MPI_Datatype type) const;
   MPI_Count pack_external(const void* inbuf, MPI_Count count, MPI_Datatype type,
                           std::byte* out) const;

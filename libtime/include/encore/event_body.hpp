@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "encore/event.hpp"
+#include "encore/varint.hpp"
 
 namespace encore {
 
@@ -19,5 +20,13 @@ namespace encore {
 // out as `ev` says (e.g. a writer with non-minimal varints): then encode the event instead.
 bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
                           std::span<const std::uint64_t> counters, std::vector<std::byte>& out);
+
+// The same into `out`, which has room for copy_body_bound() bytes: the bytes written, or 0
+// when refused. For callers that keep one buffer from event to event.
+std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
+                                 std::span<const std::uint64_t> counters, std::byte* out);
+constexpr std::size_t copy_body_bound(std::size_t body_bytes, std::size_t counters) {
+  return body_bytes + 2 + kMaxVarintBytes * (counters + 1);
+}
 
 }  // namespace encore

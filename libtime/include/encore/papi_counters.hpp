@@ -13,7 +13,7 @@ namespace encore {
 
 struct CounterSetup {
   bool available = false;
-  std::string reason;     // why not, in PAPI's words
+  std::string reason;  // why not, in PAPI's words
   std::string cpu_model;
   double cpu_mhz = 0;
 };

@@ -66,11 +66,11 @@ class RankTraceWriter {
   // std::vector's general insert. Storage grows geometrically and is kept after clear().
   class Column {
    public:
-    void put_uvarint(std::uint64_t v) {
+    [[gnu::always_inline]] void put_uvarint(std::uint64_t v) {
       room(kMaxVarintBytes);
       size_ += encode_uvarint(v, buf_.data() + size_);
     }
-    void put(std::span<const std::byte> bytes) {
+    [[gnu::always_inline]] void put(std::span<const std::byte> bytes) {
       room(bytes.size());
       if (!bytes.empty()) std::memcpy(buf_.data() + size_, bytes.data(), bytes.size());
       size_ += bytes.size();
@@ -80,9 +80,10 @@ class RankTraceWriter {
     void clear() noexcept { size_ = 0; }
 
    private:
-    void room(std::size_t n) {
-      if (buf_.size() - size_ < n) buf_.resize(std::max(2 * buf_.size(), size_ + n + 256));
+    [[gnu::always_inline]] void room(std::size_t n) {
+      if (buf_.size() - size_ < n) grow(n);
     }
+    void grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), size_ + n + 256)); }
     std::vector<std::byte> buf_;  // its size is the capacity; size_ bytes are in use
     std::size_t size_ = 0;
   };
