@@ -84,6 +84,13 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
 std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
                                  std::span<const std::uint64_t> counters, std::byte* out) {
   if (body.size() < 2) return 0;
+  // Nothing to drop and nothing to add (a send, a query): the body as it is. Whatever extras
+  // it has decode to send hashes and the call site only (or to empty counters or stall).
+  if (counters.empty() && ev.payloads.empty() && ev.signatures.empty() && ev.counters.empty() &&
+      ev.stall_ns == 0) {
+    std::memcpy(out, body.data(), body.size());
+    return body.size();
+  }
   const auto flags = static_cast<std::uint8_t>(body[0]) & ((1u << event_format::kHeadFlagBits) - 1);
   std::size_t args_end = body.size();
   // Kept extras (send hashes, call site) as [begin, end) ranges of `body`: at most a few.

@@ -118,21 +118,28 @@ TEST_F(EventBodyTest, BodiesNotLaidOutAsTheEventSaysAreRefused) {
   e.callsite = 5;
   std::vector<std::byte> body = encoded(e);
   std::vector<std::byte> out{std::byte{0x42}};
-  // As written: accepted, the call site kept.
+  // Nothing to drop or add: copied as it is.
   ASSERT_TRUE(copy_body_new_extras(body, e, {}, out));
   EXPECT_EQ(std::vector<std::byte>(out.begin() + 1, out.end()), body);
-  // The call site as a two-byte varint (0x85 0x00) still decodes to 5, but the split the
-  // event implies no longer holds: refused, nothing appended.
+  // With counters to add the extras are split where the event says they start. The call
+  // site as a two-byte varint (0x85 0x00) still decodes to 5, but that split no longer
+  // holds: refused, nothing appended.
+  const std::uint64_t c[] = {7};
+  out.assign(1, std::byte{0x42});
+  ASSERT_TRUE(copy_body_new_extras(body, e, c, out));
+  Event with = e;
+  with.counters = {7};
+  EXPECT_EQ(std::vector<std::byte>(out.begin() + 1, out.end()), encoded(with));
   ASSERT_EQ(body[body.size() - 2], std::byte{5});
   body[body.size() - 2] = std::byte{0x85};
   body.insert(body.end() - 1, std::byte{0});
   out.assign(1, std::byte{0x42});
-  EXPECT_FALSE(copy_body_new_extras(body, e, {}, out));
+  EXPECT_FALSE(copy_body_new_extras(body, e, c, out));
   EXPECT_EQ(out.size(), 1u);
   // An unknown extra tag, a body cut short: refused.
   body = encoded(e);
   body[body.size() - 3] = std::byte{9};
-  EXPECT_FALSE(copy_body_new_extras(body, e, {}, out));
+  EXPECT_FALSE(copy_body_new_extras(body, e, c, out));
   EXPECT_FALSE(copy_body_new_extras(std::span(body).first(1), e, {}, out));
   EXPECT_EQ(out.size(), 1u);
 }
