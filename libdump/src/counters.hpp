@@ -1,44 +1,12 @@
-// PAPI counters per compute segment (between two MPI calls). Each thread reads its event set
-// when it enters an MPI call (the segment that just ended) and when it leaves (the next one
-// starts). Where counters are unavailable (many VMs have none), capture warns once, naming
-// PAPI's reason, and goes on without them.
+// PAPI counters per compute segment: libtime's (encore/papi_counters.hpp), shared with libreplay.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include "encore/papi_counters.hpp"
 
 namespace encore::dump {
 
-struct CounterSetup {
-  bool available = false;
-  std::string reason;     // why not, in PAPI's words
-  std::string cpu_model;
-  double cpu_mhz = 0;
-};
-
-// Initialises PAPI and checks every requested event name. Call once per process.
-CounterSetup setup_counters(const std::vector<std::string>& events);
-
-// One thread's event set; inert when counters are unavailable.
-class ThreadCounters {
- public:
-  ThreadCounters() = default;
-  ~ThreadCounters();
-  ThreadCounters(const ThreadCounters&) = delete;
-  ThreadCounters& operator=(const ThreadCounters&) = delete;
-
-  // Creates and starts the thread's event set. False if PAPI refuses.
-  bool start(const std::vector<std::string>& events);
-  bool active() const noexcept { return eventset_ >= 0; }
-  // Counts since the last mark_segment_start(), into `deltas`.
-  void read_segment(std::vector<long long>& deltas);
-  void mark_segment_start();
-
- private:
-  int eventset_ = -1;
-  std::vector<long long> at_start_;
-  std::vector<long long> now_;
-};
+using encore::CounterSetup;
+using encore::setup_counters;
+using encore::ThreadCounters;
 
 }  // namespace encore::dump

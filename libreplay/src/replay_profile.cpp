@@ -2,13 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/event_body.hpp"
 #include "encore/trace_dir.hpp"
 
 #ifndef ENCORE_VERSION
@@ -48,7 +51,7 @@ nlohmann::json machine() {
 
 ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
                              const std::filesystem::path& recorded_trace, const Manifest& recorded,
-                             std::uint32_t rank)
+                             std::uint32_t rank, const std::vector<std::string>& papi_events)
     : dir_(dir),
       rank_(rank),
       clock_(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic) {
@@ -74,7 +77,22 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
                 "zero: replayed calls do not communicate; their time in the "
                 "replay library is overhead"},
                {"callsites", "as recorded"}};
-  m.papi.reason = "not requested";
+  m.papi.requested = papi_events;
+  if (papi_events.empty()) {
+    m.papi.reason = "not requested";
+  } else {
+    const CounterSetup setup = setup_counters(papi_events);
+    counters_on_ = setup.available;
+    m.papi.available = setup.available;
+    m.papi.reason = setup.reason;
+    m.papi.cpu_model = setup.cpu_model;
+    m.papi.cpu_mhz = setup.cpu_mhz;
+    if (!counters_on_)
+      std::fprintf(stderr, "encore replay: PAPI counters unavailable, replaying without them: %s\n",
+                   setup.reason.c_str());
+    deltas_.assign(papi_events.size(), 0);
+    counts_.assign(papi_events.size(), 0);
+  }
   m.clock.source = std::string(to_string(clock_.source()));
   m.clock.resolution_ns = clock_.resolution_ns();
   m.replay_of =
@@ -92,7 +110,11 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   info.raw = nlohmann::json::object();
   m.ranks = {info};
   m.raw = {{"machine", machine()}};
-  writer_ = std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank);
+  // A fast zstd level: the profile is compressed in the replayed program's path, not off it.
+  RankWriterOptions wo;
+  wo.level = -3;
+  writer_ =
+      std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
   save_manifest(m, out.manifest_path());
   const auto sites = fmt::format("rank-{:05}.callsites.json", rank);
   if (std::filesystem::exists(recorded_trace / sites))
@@ -102,33 +124,82 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
 
 ReplayProfile::~ReplayProfile() = default;
 
-bool ReplayProfile::record(Event& ev, std::uint64_t enter) noexcept {
+bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
+                           std::uint64_t enter) noexcept {
   if (failed_ || closed_) return false;
   if (first_) {
     last_leave_ = enter;  // the profile starts at the first call, as a capture does
     first_ = false;
   }
   const std::uint64_t gap = clock_.to_ns(enter) - clock_.to_ns(last_leave_);
-  ev.start_ns = now_ns_ + gap;
-  ev.end_ns = ev.start_ns;
-  ev.overhead_ns = pending_overhead_;
-  ev.payloads.clear();    // the profile holds no received data ...
-  ev.signatures.clear();  // ... so no signatures to convert it either
-  ev.counters.clear();
-  ev.stall_ns = 0;
+  const std::uint64_t start = now_ns_ + gap;
   try {
-    writer_->write(ev);
+    const std::span<const std::uint64_t> counts =
+        counters_on_ ? std::span<const std::uint64_t>(counts_) : std::span<const std::uint64_t>{};
+    std::size_t n = 0;
+    if (!body.empty()) {
+      const std::size_t room = copy_body_bound(body.size(), counts.size());
+      if (body_.size() < room) body_.resize(2 * room);  // grows a few times, then never
+      n = copy_body_new_extras(body, ev, counts, body_.data());
+    }
+    if (n > 0) {
+      writer_->write_body(ev.thread, start, start, pending_overhead_, {body_.data(), n});
+    } else {
+      ev.start_ns = start;
+      ev.end_ns = start;
+      ev.overhead_ns = pending_overhead_;
+      ev.payloads.clear();    // the profile holds no received data ...
+      ev.signatures.clear();  // ... so no signatures to convert it either
+      ev.counters.assign(counts.begin(), counts.end());
+      ev.stall_ns = 0;
+      writer_->write(ev);
+    }
   } catch (const std::exception& e) {
     fail(e.what());
     return false;
   }
-  now_ns_ = ev.end_ns;
+  now_ns_ = start;
   compute_ns_ += gap;
   total_overhead_ns_ += pending_overhead_;
+  if (counters_on_) mark_counters();
   const std::uint64_t leave = clock_.ticks();
   pending_overhead_ = clock_.to_ns(leave) - clock_.to_ns(enter);
   last_leave_ = leave;
   return true;
+}
+
+namespace {
+// One event set per thread that calls MPI (PAPI's are per thread), started on its first call.
+ThreadCounters* thread_counters(const std::vector<std::string>& events) noexcept {
+  thread_local std::unique_ptr<ThreadCounters> mine;
+  thread_local bool tried = false;
+  if (!tried) {
+    tried = true;
+    auto c = std::make_unique<ThreadCounters>();
+    if (c->start(events))
+      mine = std::move(c);
+    else
+      std::fprintf(stderr,
+                   "encore replay: PAPI refused an event set for a new thread; its "
+                   "counters read as 0\n");
+  }
+  return mine.get();
+}
+}  // namespace
+
+void ReplayProfile::read_counters() noexcept {
+  ThreadCounters* c = thread_counters(manifest_.papi.requested);
+  if (c) {
+    c->read_segment(deltas_);
+  } else {
+    std::fill(deltas_.begin(), deltas_.end(), 0);
+  }
+  for (std::size_t i = 0; i < deltas_.size(); ++i)
+    counts_[i] = deltas_[i] > 0 ? static_cast<std::uint64_t>(deltas_[i]) : 0;
+}
+
+void ReplayProfile::mark_counters() noexcept {
+  if (ThreadCounters* c = thread_counters(manifest_.papi.requested)) c->mark_segment_start();
 }
 
 void ReplayProfile::fail(const std::string& what) noexcept {

@@ -7,16 +7,21 @@
 //   overhead  that cost, charged to the next event as capture charges its own
 // so corrected times are the rank's compute timeline here, and raw times (corrected + the
 // running overhead) its wall clock. Call sites are the recorded ones (same binary, same code).
+// With PAPI events (ENCORE_PAPI_EVENTS, `encore replay --papi`), each event carries the counts
+// of the compute segment before it, read as capture reads them: at entry and at exit.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "encore/clock.hpp"
 #include "encore/event.hpp"
 #include "encore/manifest.hpp"
+#include "encore/papi_counters.hpp"
 #include "encore/rank_trace_writer.hpp"
 
 namespace encore::replay {
@@ -24,15 +29,25 @@ namespace encore::replay {
 class ReplayProfile {
  public:
   // Creates `dir` (it must not hold a trace already) and the rank's stream files. Throws Error.
+  // `papi_events`: counters to read per compute segment (none: no counters); when PAPI cannot
+  // count them, one warning naming PAPI's reason, and the profile goes on without.
   ReplayProfile(const std::filesystem::path& dir, const std::filesystem::path& recorded_trace,
-                const Manifest& recorded, std::uint32_t rank);
+                const Manifest& recorded, std::uint32_t rank,
+                const std::vector<std::string>& papi_events = {});
   ~ReplayProfile();
 
-  std::uint64_t ticks() const noexcept { return clock_.ticks(); }
+  // The program called MPI: the clock (ticks) and, with PAPI, the counts of the compute
+  // segment that just ended.
+  std::uint64_t enter() noexcept {
+    const std::uint64_t t = clock_.ticks();
+    if (counters_on_) read_counters();
+    return t;
+  }
   // One replayed call: `ev` is the recorded event (its payload references are dropped: the
-  // profile holds no data), entered at `enter` ticks. Returns false if the profile could not
-  // be written (reported once; the replay goes on).
-  bool record(Event& ev, std::uint64_t enter) noexcept;
+  // profile holds no data), `body` its encoded bytes if the reader has them (copied through
+  // with new extras; else `ev` is encoded), entered at `enter` ticks. Returns false if the
+  // profile could not be written (reported once; the replay goes on).
+  bool record(Event& ev, std::span<const std::byte> body, std::uint64_t enter) noexcept;
   // Writes trailers and manifest. `status`: complete after MPI_Finalize, aborted otherwise.
   void close(RankStatus status) noexcept;
 
@@ -40,12 +55,18 @@ class ReplayProfile {
 
  private:
   void fail(const std::string& what) noexcept;
+  void read_counters() noexcept;
+  void mark_counters() noexcept;
 
   std::filesystem::path dir_;
   Manifest manifest_;
   std::uint32_t rank_;
   Clock clock_;
   std::unique_ptr<RankTraceWriter> writer_;
+  std::vector<std::byte> body_;  // the event being written: reused, no allocation per call
+  bool counters_on_ = false;
+  std::vector<long long> deltas_;      // PAPI counts of the segment before the current call
+  std::vector<std::uint64_t> counts_;  // the same as the trace stores them
   bool first_ = true;
   bool failed_ = false;
   bool closed_ = false;

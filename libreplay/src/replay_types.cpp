@@ -4,16 +4,17 @@ namespace encore::replay {
 
 void Types::unpack(std::span<const std::byte> packed, MPI_Count count, MPI_Datatype t,
                    void* buf) const {
-  engine_.unpack_bytes(packed.data(), static_cast<MPI_Count>(packed.size()), count, t, buf);
+  const auto bytes = static_cast<MPI_Count>(packed.size());
+  if (!engine_.unpack_one_block(packed.data(), bytes, count, t, buf))
+    engine_.unpack_bytes(packed.data(), bytes, count, t, buf);
 }
 
 std::span<const std::byte> Types::pack(const void* buf, MPI_Count count, MPI_Datatype t,
                                        std::vector<std::byte>& scratch) const {
-  if (engine_.is_contiguous(t, count)) {
-    const auto lb = engine_.true_extent(t).lb;
-    return {static_cast<const std::byte*>(buf) + lb,
-            static_cast<std::size_t>(count * engine_.size(t))};
-  }
+  const TypeNode& node = engine_.node(t);  // one lookup: this runs on every checked send
+  if (node.bounds.size == 0 || (count <= 1 ? node.single_block() : node.contiguous()))
+    return {static_cast<const std::byte*>(buf) + node.bounds.true_lb,
+            static_cast<std::size_t>(count * node.bounds.size)};
   scratch.resize(static_cast<std::size_t>(engine_.pack_size(count, t)));
   const MPI_Count n = engine_.pack(buf, count, t, scratch.data());
   return {scratch.data(), static_cast<std::size_t>(n)};

@@ -8,6 +8,7 @@
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
+#include "encore/papi_counters.hpp"
 #include "encore/trace_dir.hpp"
 
 namespace encore::replay {
@@ -68,6 +69,7 @@ ReplayOptions ReplayOptions::from_environment() {
   o.wtime_recorded = get("ENCORE_REPLAY_WTIME") == "recorded";
   o.quiet = get("ENCORE_QUIET") == "1";
   o.profile = get("ENCORE_REPLAY_PROFILE");
+  o.papi_events = split_event_list(get("ENCORE_PAPI_EVENTS"));
   return o;
 }
 
@@ -104,9 +106,10 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
     }
     events_ = std::make_unique<OrderedEventReader>(dir.events_path(options_.rank));
     payload_ = std::make_unique<RankPayloadReader>(dir.payload_path(options_.rank));
+    payload_swapped_ = payload_->byte_order() != host_byte_order();
     if (!options_.profile.empty())
       profile_ = std::make_unique<ReplayProfile>(options_.profile, options_.trace, manifest_,
-                                                 options_.rank);
+                                                 options_.rank, options_.papi_events);
   } catch (const Error& e) {
     fail(e.what());
   }
@@ -132,6 +135,7 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
   self.members = {static_cast<std::int64_t>(options_.rank)};
   comms_[MPI_COMM_SELF] = self;
   comm_by_id_[self.id] = MPI_COMM_SELF;
+  comm_memo_.valid = false;
 }
 
 const Event* Replayer::peek() {
@@ -159,16 +163,30 @@ void Replayer::read_payload(std::uint64_t offset, std::uint64_t n,
   }
 }
 
+bool Replayer::view_payload(std::uint64_t offset, std::uint64_t n,
+                            std::span<const std::byte>& out) {
+  try {
+    return payload_->view(current_.thread, offset, n, out);
+  } catch (const Error& e) {
+    fail(std::string("received data missing from the trace: ") + e.what());
+  }
+}
+
 MPI_Comm Replayer::comm_handle(std::uint32_t id) const {
   const auto it = comm_by_id_.find(id);
   return it == comm_by_id_.end() ? MPI_COMM_NULL : it->second;
 }
 
-std::uint32_t Replayer::comm_id(MPI_Comm c) const {
-  if (c == MPI_COMM_NULL) return event_format::kNullId;
-  if (const auto it = comms_.find(c); it != comms_.end()) return it->second.id;
-  if (const auto f = fixed_ids_[0].find(c); f != fixed_ids_[0].end()) return f->second;
-  return event_format::kUnknownId;
+std::uint32_t Replayer::comm_id_slow(MPI_Comm c) const {
+  std::uint32_t id = event_format::kUnknownId;
+  if (c == MPI_COMM_NULL)
+    id = event_format::kNullId;
+  else if (const auto it = comms_.find(c); it != comms_.end())
+    id = it->second.id;
+  else if (const auto f = fixed_ids_[0].find(c); f != fixed_ids_[0].end())
+    id = f->second;
+  comm_memo_ = {true, c, id};
+  return id;
 }
 
 CommState* Replayer::comm(MPI_Comm c) {
@@ -178,6 +196,7 @@ CommState* Replayer::comm(MPI_Comm c) {
 
 MPI_Comm Replayer::new_comm(const CommState& state) {
   const auto handle = static_cast<MPI_Comm>(kCommBase + next_handle_++);
+  comm_memo_.valid = false;
   comms_[handle] = state;
   comm_by_id_[state.id] = handle;
   return handle;
@@ -185,20 +204,33 @@ MPI_Comm Replayer::new_comm(const CommState& state) {
 
 void Replayer::free_comm(MPI_Comm c) {
   if (const auto it = comms_.find(c); it != comms_.end()) {
+    comm_memo_.valid = false;
     comm_by_id_.erase(it->second.id);
     comms_.erase(it);
   }
 }
 
-std::uint32_t Replayer::datatype_id(MPI_Datatype t) const {
-  if (t == MPI_DATATYPE_NULL) return event_format::kNullId;
-  if (const auto it = datatype_ids_.find(t); it != datatype_ids_.end()) return it->second;
-  if (const auto f = fixed_ids_[1].find(t); f != fixed_ids_[1].end()) return f->second;
-  return event_format::kUnknownId;
+std::uint32_t Replayer::datatype_id_slow(MPI_Datatype t) const {
+  std::uint32_t id = event_format::kUnknownId;
+  if (t == MPI_DATATYPE_NULL)
+    id = event_format::kNullId;
+  else if (const auto it = datatype_ids_.find(t); it != datatype_ids_.end())
+    id = it->second;
+  else if (const auto f = fixed_ids_[1].find(t); f != fixed_ids_[1].end())
+    id = f->second;
+  type_memo_ = {true, t, id};
+  return id;
 }
 
-void Replayer::bind_datatype(std::uint32_t id, MPI_Datatype t) { datatype_ids_[t] = id; }
-void Replayer::unbind_datatype(MPI_Datatype t) { datatype_ids_.erase(t); }
+void Replayer::bind_datatype(std::uint32_t id, MPI_Datatype t) {
+  type_memo_.valid = false;
+  datatype_ids_[t] = id;
+}
+
+void Replayer::unbind_datatype(MPI_Datatype t) {
+  type_memo_.valid = false;
+  datatype_ids_.erase(t);
+}
 
 std::uint32_t Replayer::op_id(MPI_Op o) const {
   if (o == MPI_OP_NULL) return event_format::kNullId;

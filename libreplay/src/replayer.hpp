@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,7 @@ struct ReplayOptions {
   bool wtime_recorded = false;  // ENCORE_REPLAY_WTIME=recorded
   bool quiet = false;           // ENCORE_QUIET=1
   std::string profile;          // ENCORE_REPLAY_PROFILE: directory of the replay profile, if any
+  std::vector<std::string> papi_events;  // ENCORE_PAPI_EVENTS: counted into the profile
   // ENCORE_REPLAY_CONFIG names a file of KEY=VALUE lines with the same keys.
   static ReplayOptions from_environment();
 };
@@ -85,21 +87,34 @@ class Replayer {
   ReplayProfile* profile() noexcept { return profile_.get(); }
   // The current event, for the profile to take over once the call is done.
   Event& current() noexcept { return current_; }
+  // Its encoded bytes in the trace, while the reader still holds them (else empty).
+  std::span<const std::byte> current_body() const noexcept { return events_->last_body(); }
   // Why the trace ended where it did (empty if it holds the whole run).
   std::string end_problem() const;
 
   // Byte order the payload stream holds (the capture may have converted it).
   ByteOrder payload_byte_order() const { return payload_->byte_order(); }
+  bool payload_swapped() const noexcept { return payload_swapped_; }
   // Received bytes of the current thread's payload stream.
   void read_payload(std::uint64_t offset, std::uint64_t n, const RankPayloadReader::Sink& sink);
+  // The same without a copy when they lie in one chunk (RankPayloadReader::view).
+  bool view_payload(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out);
+  // Room for packed or gathered bytes, kept from call to call (calls never nest).
+  std::vector<std::byte>& scratch() noexcept { return scratch_; }
 
   // Objects: handles given to the program <-> stable ids in the trace.
   MPI_Comm comm_handle(std::uint32_t id) const;
-  std::uint32_t comm_id(MPI_Comm c) const;
+  // Ids of the program's handles: the last answer per kind is kept, as calls mostly reuse
+  // one communicator and datatype.
+  std::uint32_t comm_id(MPI_Comm c) const {
+    return comm_memo_.valid && comm_memo_.handle == c ? comm_memo_.id : comm_id_slow(c);
+  }
   CommState* comm(MPI_Comm c);
   MPI_Comm new_comm(const CommState& state);
   void free_comm(MPI_Comm c);
-  std::uint32_t datatype_id(MPI_Datatype t) const;
+  std::uint32_t datatype_id(MPI_Datatype t) const {
+    return type_memo_.valid && type_memo_.handle == t ? type_memo_.id : datatype_id_slow(t);
+  }
   void bind_datatype(std::uint32_t id, MPI_Datatype t);
   void unbind_datatype(MPI_Datatype t);
   std::uint32_t op_id(MPI_Op o) const;
@@ -117,7 +132,16 @@ class Replayer {
  private:
   explicit Replayer(ReplayOptions options);
 
+  struct IdMemo {
+    bool valid = false;
+    std::int64_t handle = 0;
+    std::uint32_t id = 0;
+  };
+  std::uint32_t comm_id_slow(MPI_Comm c) const;
+  std::uint32_t datatype_id_slow(MPI_Datatype t) const;
+
   static Replayer* instance_;
+  mutable IdMemo comm_memo_, type_memo_;  // forgotten whenever a handle is bound or freed
   ReplayOptions options_;
   Manifest manifest_;
   Types types_;
@@ -125,8 +149,10 @@ class Replayer {
   std::unique_ptr<RankPayloadReader> payload_;
   std::unique_ptr<ReplayProfile> profile_;
   Event current_;
+  std::vector<std::byte> scratch_;
   bool have_current_ = false;
   bool finished_ = false;
+  bool payload_swapped_ = false;  // payloads in the other byte order than this host's
   std::uint64_t index_ = 0;
   std::uint64_t send_mismatches_ = 0;
 

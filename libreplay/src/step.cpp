@@ -14,7 +14,7 @@ namespace encore::replay {
 namespace ef = event_format;
 
 Step::Step(fn::Id id) : id_(id), f_(&function_table()[id]), rep_(Replayer::get()) {
-  if (rep_ && rep_->profile()) enter_ = rep_->profile()->ticks();
+  if (rep_ && rep_->profile()) enter_ = rep_->profile()->enter();
   const FunctionInfo& f = *f_;
   if (!rep_) {
     std::fprintf(stderr, "encore replay: %s called before MPI_Init\n", f.name);
@@ -35,7 +35,7 @@ Step::Step(fn::Id id) : id_(id), f_(&function_table()[id]), rep_(Replayer::get()
 }
 
 Step::~Step() {
-  if (ReplayProfile* p = rep_->profile()) p->record(rep_->current(), enter_);
+  if (ReplayProfile* p = rep_->profile()) p->record(rep_->current(), rep_->current_body(), enter_);
   rep_->advance();
 }
 
@@ -286,7 +286,7 @@ void Step::check_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   const SendHash& h = ev_->send_hashes.front();
   std::span<const std::byte> data;
   try {
-    data = rep_->types().pack(buf, count, type, scratch_);
+    data = rep_->types().pack(buf, count, type, rep_->scratch());
   } catch (const std::exception& e) {
     rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
   }
@@ -301,12 +301,18 @@ void Step::check_send(const void* buf, MPI_Count count, MPI_Datatype type) {
 }
 
 void Step::unpack_payload(const PayloadRef& p, const RecvBlock& b) {
-  scratch_.clear();
-  rep_->read_payload(p.offset, p.bytes, [this](std::span<const std::byte> bytes) {
-    scratch_.insert(scratch_.end(), bytes.begin(), bytes.end());
-  });
+  std::span<const std::byte> bytes;
+  // Straight from the payload chunk when it holds all of the bytes in this host's order.
+  if (rep_->payload_swapped() || !rep_->view_payload(p.offset, p.bytes, bytes)) {
+    std::vector<std::byte>& scratch = rep_->scratch();
+    scratch.clear();
+    rep_->read_payload(p.offset, p.bytes, [&scratch](std::span<const std::byte> piece) {
+      scratch.insert(scratch.end(), piece.begin(), piece.end());
+    });
+    bytes = scratch;
+  }
   try {
-    if (rep_->payload_byte_order() != host_byte_order()) {
+    if (rep_->payload_swapped()) {
       // Recorded in the other byte order: converted element by element with the type's
       // signature (documented limits: long double and packed bytes have no defined conversion).
       const auto runs = rep_->types().engine().signature(b.type, 4096);
@@ -314,9 +320,9 @@ void Step::unpack_payload(const PayloadRef& p, const RecvBlock& b) {
         throw std::runtime_error(
             "cannot convert received data of this datatype to this host's "
             "byte order");
-      swap_elements(scratch_, runs);
+      swap_elements(rep_->scratch(), runs);
     }
-    rep_->types().unpack(scratch_, b.count, b.type, b.base);
+    rep_->types().unpack(bytes, b.count, b.type, b.base);
   } catch (const std::exception& e) {
     rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
   }

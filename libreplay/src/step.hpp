@@ -169,7 +169,6 @@ class Step {
     std::string text;
   };
   std::vector<Mismatch> mismatches_;
-  std::vector<std::byte> scratch_;
   std::uint32_t pending_type_id_ = 0;
   std::uint64_t enter_ = 0;  // profile clock ticks when the program called
 };

@@ -63,6 +63,7 @@ bool RankEventReader::next(Event& out) {
   ThreadPos& pos = *pos_;
   out.thread = thread_;
   out.index = pos.index;
+  const std::span<const std::byte> body = columns_.body.rest();
   try {
     decode_event(columns_, pos.end_ns, pos.payload, out);
   } catch (const Error& e) {
@@ -71,6 +72,7 @@ bool RankEventReader::next(Event& out) {
     done_ = true;
     return false;
   }
+  last_body_ = body.first(body.size() - columns_.body.remaining());
   pos.overhead += out.overhead_ns;
   out.raw_start_ns = out.start_ns + pos.overhead;
   pos.end_ns = out.end_ns;

@@ -39,7 +39,8 @@ RankPayloadReader::~RankPayloadReader() {
 }
 
 RankPayloadReader::RankPayloadReader(RankPayloadReader&& other) noexcept
-    : path_(std::move(other.path_)),
+    : hot_(std::exchange(other.hot_, {})),
+      path_(std::move(other.path_)),
       header_(other.header_),
       fd_(std::exchange(other.fd_, -1)),
       cursors_(std::move(other.cursors_)) {}
@@ -47,6 +48,7 @@ RankPayloadReader::RankPayloadReader(RankPayloadReader&& other) noexcept
 RankPayloadReader& RankPayloadReader::operator=(RankPayloadReader&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
+    hot_ = std::exchange(other.hot_, {});
     path_ = std::move(other.path_);
     header_ = other.header_;
     fd_ = std::exchange(other.fd_, -1);
@@ -65,6 +67,7 @@ RankPayloadReader::Cursor& RankPayloadReader::cursor(std::uint16_t thread) {
 bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted) {
   StreamFileReader& r = c.reader;
   c.loaded = false;
+  hot_ = {};  // the chunk buffer is about to change
   for (;;) {
     // Peek at the next header to decide whether its body is worth reading. Anything odd
     // (short or bad header) goes through next(), which classifies the damage.
@@ -108,24 +111,41 @@ bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_
   }
 }
 
+void RankPayloadReader::backwards(const Cursor& c, std::uint16_t thread,
+                                  std::uint64_t offset) const {
+  throw Error(format_in(path_, "payload of thread " + std::to_string(thread) + ": read at byte " +
+                                   std::to_string(offset) + " goes back before byte " +
+                                   std::to_string(c.low) + " (reads are forward-only)"));
+}
+
+void RankPayloadReader::missing(const Cursor& c, std::uint16_t thread, std::uint64_t offset,
+                                std::uint64_t want_end) const {
+  const std::string what =
+      "chunk " + std::to_string(c.reader.chunk_index()) + ": payload of thread " +
+      std::to_string(thread) + " ends at byte " + std::to_string(c.stream_end) + ", bytes " +
+      std::to_string(offset) + ".." + std::to_string(want_end) + " are not in the file" +
+      (c.reader.saw_trailer() ? "" : " (stream cut short)");
+  throw Error::at(path_, what, c.reader.offset());
+}
+
+RankPayloadReader::Cursor& RankPayloadReader::start_read(std::uint16_t thread,
+                                                         std::uint64_t offset) {
+  Cursor& c = cursor(thread);
+  if (offset < c.low) backwards(c, thread, offset);
+  c.low = offset;
+  return c;
+}
+
 void RankPayloadReader::read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
                              const Sink& sink) {
   if (n == 0) return;
-  Cursor& c = cursor(thread);
-  const auto backwards = [&] {
-    return Error(format_in(path_, "payload of thread " + std::to_string(thread) +
-                                      ": read at byte " + std::to_string(offset) +
-                                      " goes back before byte " + std::to_string(c.low) +
-                                      " (reads are forward-only)"));
-  };
-  if (offset < c.low) throw backwards();
-  c.low = offset;
+  Cursor& c = start_read(thread, offset);
   const std::uint64_t want_end = offset + n;
   while (offset < want_end) {
     if (c.loaded) {
       const std::uint64_t first = c.chunk.header.first;
       const std::uint64_t end = first + c.chunk.data.size();
-      if (offset < first) throw backwards();
+      if (offset < first) backwards(c, thread, offset);
       if (offset < end) {
         const std::uint64_t k = std::min(end, want_end) - offset;
         sink(std::span<const std::byte>(c.chunk.data).subspan(offset - first, k));
@@ -133,14 +153,30 @@ void RankPayloadReader::read(std::uint16_t thread, std::uint64_t offset, std::ui
         continue;
       }
     }
-    if (!next_chunk(c, thread, offset)) {
-      const std::string what =
-          "chunk " + std::to_string(c.reader.chunk_index()) + ": payload of thread " +
-          std::to_string(thread) + " ends at byte " + std::to_string(c.stream_end) +
-          ", bytes " + std::to_string(offset) + ".." + std::to_string(want_end) +
-          " are not in the file" + (c.reader.saw_trailer() ? "" : " (stream cut short)");
-      throw Error::at(path_, what, c.reader.offset());
+    if (!next_chunk(c, thread, offset)) missing(c, thread, offset, want_end);
+  }
+}
+
+bool RankPayloadReader::view_slow(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+                                  std::span<const std::byte>& out) {
+  if (n == 0) {
+    out = {};
+    return true;
+  }
+  Cursor& c = start_read(thread, offset);
+  for (;;) {
+    if (c.loaded) {
+      const std::uint64_t first = c.chunk.header.first;
+      const std::uint64_t end = first + c.chunk.data.size();
+      if (offset < first) backwards(c, thread, offset);
+      if (offset < end) {
+        if (end - offset < n) return false;
+        out = std::span<const std::byte>(c.chunk.data).subspan(offset - first, n);
+        hot_ = {c.chunk.data.data(), thread, first, end, &c.low};
+        return true;
+      }
     }
+    if (!next_chunk(c, thread, offset)) missing(c, thread, offset, offset + n);
   }
 }
 

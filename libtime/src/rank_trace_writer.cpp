@@ -22,36 +22,66 @@ RankTraceWriter::RankTraceWriter(const std::filesystem::path& events_file,
 
 RankTraceWriter::~RankTraceWriter() = default;
 
-void RankTraceWriter::write(const Event& e, std::span<const std::byte> payload) {
+RankTraceWriter::ThreadState& RankTraceWriter::thread_state(std::uint16_t thread,
+                                                            std::uint64_t start_ns,
+                                                            std::uint64_t end_ns) {
   if (closed_) throw Error(events_file_.path() + ": write after close");
+  if (!last_ || last_thread_ != thread) {
+    last_ = &threads_[thread];
+    last_thread_ = thread;
+  }
+  ThreadState& t = *last_;
+  if (start_ns < t.end_ns || end_ns < start_ns)
+    throw Error(events_file_.path() + ": thread " + std::to_string(thread) + " event " +
+                std::to_string(t.events) + ": times go backwards");
+  return t;
+}
+
+void RankTraceWriter::put_times(ThreadState& t, std::uint64_t start_ns, std::uint64_t end_ns,
+                                std::uint64_t overhead_ns) {
+  t.gap.put_uvarint(start_ns - t.end_ns);
+  t.duration.put_uvarint(end_ns - start_ns);
+  t.overhead.put_uvarint(overhead_ns);
+  t.end_ns = end_ns;
+  t.overhead_ns += overhead_ns;
+  ++t.events;
+  ++events_;
+}
+
+void RankTraceWriter::end_event(std::uint16_t thread, ThreadState& t) {
+  const std::size_t pending = t.gap.size() + t.duration.size() + t.overhead.size() + t.body.size();
+  if (t.events - t.chunk_first >= options_.chunk_events || pending >= options_.chunk_bytes) {
+    // Payload before events: an events chunk on disk never refers to payload that is not.
+    flush_payload(thread, t);
+    flush_events(thread, t);
+  }
+}
+
+void RankTraceWriter::write(const Event& e, std::span<const std::byte> payload) {
   if (payload.size() != e.payload_bytes())
     throw Error(events_file_.path() + ": event " + std::to_string(events_) + " refers to " +
                 std::to_string(e.payload_bytes()) + " payload bytes but " +
                 std::to_string(payload.size()) + " were given");
-  ThreadState& t = threads_[e.thread];
-  if (e.start_ns < t.end_ns || e.end_ns < e.start_ns)
-    throw Error(events_file_.path() + ": thread " + std::to_string(e.thread) + " event " +
-                std::to_string(t.events) + ": times go backwards");
-  ByteWriter(t.gap).put_uvarint(e.start_ns - t.end_ns);
-  ByteWriter(t.duration).put_uvarint(e.end_ns - e.start_ns);
-  ByteWriter(t.overhead).put_uvarint(e.overhead_ns);
-  encode_event_body(e, t.body);
-  t.end_ns = e.end_ns;
-  t.overhead_ns += e.overhead_ns;
-  ++t.events;
-  ++events_;
+  ThreadState& t = thread_state(e.thread, e.start_ns, e.end_ns);
+  encoded_.clear();
+  encode_event_body(e, encoded_);
+  t.body.put(encoded_);
+  put_times(t, e.start_ns, e.end_ns, e.overhead_ns);
   if (!payload.empty()) {
     t.payload_buf.insert(t.payload_buf.end(), payload.begin(), payload.end());
     t.payload += payload.size();
     payload_bytes_ += payload.size();
     if (t.payload_buf.size() >= options_.chunk_bytes) flush_payload(e.thread, t);
   }
-  const std::size_t pending = t.gap.size() + t.duration.size() + t.overhead.size() + t.body.size();
-  if (t.events - t.chunk_first >= options_.chunk_events || pending >= options_.chunk_bytes) {
-    // Payload before events: an events chunk on disk never refers to payload that is not.
-    flush_payload(e.thread, t);
-    flush_events(e.thread, t);
-  }
+  end_event(e.thread, t);
+}
+
+void RankTraceWriter::write_body(std::uint16_t thread, std::uint64_t start_ns, std::uint64_t end_ns,
+                                 std::uint64_t overhead_ns, std::span<const std::byte> body) {
+  ThreadState& t = thread_state(thread, start_ns, end_ns);
+  t.body.put(body);
+  put_times(t, start_ns, end_ns, overhead_ns);
+  end_event(thread, t);
 }
 
 void RankTraceWriter::flush_events(std::uint16_t thread, ThreadState& t) {
@@ -62,10 +92,10 @@ void RankTraceWriter::flush_events(std::uint16_t thread, ThreadState& t) {
   w.put_uvarint(t.gap.size());
   w.put_uvarint(t.duration.size());
   w.put_uvarint(t.overhead.size());
-  w.put_bytes(t.gap);
-  w.put_bytes(t.duration);
-  w.put_bytes(t.overhead);
-  w.put_bytes(t.body);
+  w.put_bytes(t.gap.view());
+  w.put_bytes(t.duration.view());
+  w.put_bytes(t.overhead.view());
+  w.put_bytes(t.body.view());
   ChunkHeader h;
   h.kind = ChunkKind::events;
   h.thread = thread;

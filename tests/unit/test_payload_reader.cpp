@@ -217,5 +217,24 @@ TEST_F(PayloadReaderTest, RejectsEventsStreamsAndMissingFiles) {
   EXPECT_THROW(RankPayloadReader{dir_ / "missing.payload"}, Error);
 }
 
+TEST_F(PayloadReaderTest, ViewsBytesInOneChunkWithoutCopy) {
+  const auto path = dir_ / "p.payload";
+  const Layout l = write_payload(path, ByteOrder::little);
+  RankPayloadReader r(path);
+  std::span<const std::byte> v;
+  // Inside thread 0's second chunk (bytes 100..3099): a view of the chunk.
+  ASSERT_TRUE(r.view(0, 200, 50, v));
+  ASSERT_EQ(v.size(), 50u);
+  for (std::size_t k = 0; k < v.size(); ++k) ASSERT_EQ(v[k], expected(0, 200 + k));
+  // Across the end of that chunk: false, and read() still gathers the same bytes.
+  EXPECT_FALSE(r.view(0, 3090, 20, v));
+  expect_bytes(r.read(0, 3090, 20), 0, 3090);
+  // Nothing to view is a view of nothing; backwards and past the end are errors as in read().
+  EXPECT_TRUE(r.view(1, 0, 0, v));
+  EXPECT_TRUE(v.empty());
+  EXPECT_THROW(r.view(0, 10, 4, v), Error);
+  EXPECT_THROW(r.view(1, l.totals[1] + 1, 4, v), Error);
+}
+
 }  // namespace
 }  // namespace encore

@@ -29,6 +29,7 @@ struct ReplayOptions {
   std::int64_t rank = -1;
   std::string profile;
   std::string wtime = "machine";
+  std::string papi;
   bool quiet = false;
   std::vector<std::string> command;
 };
@@ -46,7 +47,11 @@ int replay(const ReplayOptions& o) {
       throw ExitError(kExitUsage,
                       "-o " + o.profile + ": a trace is already there; give a new directory");
     set_env("ENCORE_REPLAY_PROFILE", fs::absolute(out).lexically_normal().string());
+    if (!o.papi.empty()) set_env("ENCORE_PAPI_EVENTS", o.papi);
   } else {
+    if (!o.papi.empty())
+      throw ExitError(kExitUsage, "--papi " + o.papi +
+                                      ": the counts go into the replay profile; give -o DIR too");
     unsetenv("ENCORE_REPLAY_PROFILE");
   }
   const fs::path lib = find_library(kReplayLibName, "ENCORE_REPLAY_LIB", kReplayBuildPath);
@@ -77,6 +82,10 @@ Subcommand add_replay(CLI::App& parent) {
   app->add_option("-o,--output", o->profile,
                   "Write the replay profile (this machine's compute timeline of the rank, an "
                   "Encore trace of kind replay) to this new directory.");
+  app->add_option("--papi", o->papi,
+                  "PAPI events to count per replayed compute segment into the profile (-o), "
+                  "comma-separated, as `encore record --papi-events` (e.g. "
+                  "PAPI_TOT_INS,PAPI_TOT_CYC); or set ENCORE_PAPI_EVENTS.");
   app->add_option("--wtime", o->wtime,
                   "MPI_Wtime returns this machine's clock (machine, default) or the recorded "
                   "values (recorded: programs that print timings print the same).")

@@ -49,9 +49,14 @@ TypeEngine::TypeEngine() {
   }
 }
 
-const TypeEngine::Entry& TypeEngine::entry(MPI_Datatype type) const {
+const TypeEngine::CacheSlot& TypeEngine::lookup(MPI_Datatype type) const {
+  CacheSlot& s = slot(type);
+  if (s.entry && s.type == type) return s;
   const auto it = table_.find(type);
-  if (it != table_.end()) return it->second;
+  if (it != table_.end()) {
+    s = {type, &it->second, committed_.count(type) != 0};
+    return s;
+  }
   if (type == MPI_DATATYPE_NULL) reject("invalid datatype MPI_DATATYPE_NULL");
   if (static_cast<std::uint32_t>(type) - static_cast<std::uint32_t>(kFirstHandle) < next_)
     reject("datatype " + hex(type) + " was freed");
@@ -61,8 +66,9 @@ const TypeEngine::Entry& TypeEngine::entry(MPI_Datatype type) const {
 const TypeNode& TypeEngine::node(MPI_Datatype type) const { return *entry(type).node; }
 
 const TypeNode& TypeEngine::committed_node(MPI_Datatype type, const char* what) const {
-  const TypeNode& n = node(type);
-  if (!committed_.count(type))
+  const CacheSlot& s = lookup(type);
+  const TypeNode& n = *s.entry->node;
+  if (!s.committed)
     reject(std::string(what) + ": datatype " + hex(type) + " has not been committed");
   return n;
 }
@@ -227,11 +233,13 @@ MPI_Datatype TypeEngine::dup(MPI_Datatype oldtype) {
 void TypeEngine::commit(MPI_Datatype type) {
   entry(type);
   committed_.insert(type);
+  forget(type);
 }
 
 void TypeEngine::free(MPI_Datatype& type) {
   if (entry(type).predefined) reject("cannot free predefined datatype " + hex(type));
   const auto it = table_.find(type);
+  forget(type);
   if (--it->second.refs == 0) table_.erase(it);
   type = MPI_DATATYPE_NULL;
 }

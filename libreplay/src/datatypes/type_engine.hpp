@@ -10,8 +10,10 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <unordered_map>
@@ -107,6 +109,20 @@ class TypeEngine {
   // A message shorter than posted: unpacks only its `bytes` bytes (at most count elements).
   MPI_Count unpack_bytes(const std::byte* in, MPI_Count bytes, MPI_Count count,
                          MPI_Datatype type, void* outbuf) const;
+  // unpack_bytes() for the common case, inline: a committed type recently looked up whose
+  // `count` elements are one block. False (nothing done) otherwise: call unpack_bytes().
+  bool unpack_one_block(const std::byte* in, MPI_Count bytes, MPI_Count count, MPI_Datatype type,
+                        void* outbuf) const {
+    const CacheSlot& s = slot(type);
+    if (!s.entry || s.type != type || !s.committed || count <= 0 || bytes <= 0) return false;
+    const TypeNode& n = *s.entry->node;
+    if (bytes > count * n.bounds.size || !(n.contiguous() || (count == 1 && n.single_block())))
+      return false;
+    std::memcpy(reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(outbuf) +
+                                             static_cast<std::uintptr_t>(n.program[0].disp)),
+                in, static_cast<std::size_t>(bytes));
+    return true;
+  }
   MPI_Count pack_external_size(MPI_Count count, MPI_Datatype type) const;
   MPI_Count pack_external(const void* inbuf, MPI_Count count, MPI_Datatype type,
                           std::byte* out) const;
@@ -119,7 +135,19 @@ class TypeEngine {
     int refs = 1;  // the application's handle plus references from get_contents
     bool predefined = false;
   };
-  const Entry& entry(MPI_Datatype type) const;
+  // Recently used handles: a receive or send looks its type up several times per call.
+  struct CacheSlot {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    const Entry* entry = nullptr;  // table_ nodes do not move; forget() before erasing
+    bool committed = false;
+  };
+  const CacheSlot& lookup(MPI_Datatype type) const;
+  void forget(MPI_Datatype type) noexcept { slot(type) = CacheSlot{}; }
+  CacheSlot& slot(MPI_Datatype type) const noexcept {
+    const auto h = static_cast<std::uint32_t>(type);
+    return cache_[(h ^ (h >> 8)) % cache_.size()];
+  }
+  const Entry& entry(MPI_Datatype type) const { return *lookup(type).entry; }
   const TypeNode& committed_node(MPI_Datatype type, const char* what) const;
   MPI_Datatype add(std::shared_ptr<TypeNode> node, Contents contents, std::vector<NodePtr> children);
   MPI_Datatype add_simple(std::shared_ptr<TypeNode> node, int combiner, std::vector<int> ints,
@@ -131,6 +159,7 @@ class TypeEngine {
   // Committed handles; kept after free so a part revived by contents() stays committed.
   std::unordered_set<MPI_Datatype> committed_;
   std::uint32_t next_ = 0;
+  mutable std::array<CacheSlot, 8> cache_{};
 };
 
 }  // namespace encore::replay

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -52,6 +53,9 @@ class RankEventReader {
   const StreamFileReader& file() const noexcept { return reader_; }
   // Trailer body (end status and per-thread totals), once complete().
   const std::vector<std::byte>& trailer() const noexcept { return trailer_; }
+  // The encoded body of the event next() just gave (valid until the next call): what a
+  // writer that re-times recorded events copies instead of encoding them again.
+  std::span<const std::byte> last_body() const noexcept { return last_body_; }
 
  private:
   struct ThreadPos {
@@ -73,6 +77,7 @@ class RankEventReader {
   bool done_ = false;
   std::string problem_;
   std::vector<std::byte> trailer_;
+  std::span<const std::byte> last_body_;
 };
 
 }  // namespace encore

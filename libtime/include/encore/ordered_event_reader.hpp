@@ -11,6 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 
 #include "encore/event_reader.hpp"
@@ -27,6 +28,11 @@ class OrderedEventReader {
   bool complete() const noexcept { return reader_.complete(); }
   const std::string& problem() const noexcept { return reader_.problem(); }
   std::size_t threads() const noexcept { return remaining_.size(); }
+  // The encoded body of the event next() just gave (valid until the next call), when it came
+  // straight from the file (one thread); empty when it was held back for the merge.
+  std::span<const std::byte> last_body() const noexcept {
+    return remaining_.size() <= 1 ? reader_.last_body() : std::span<const std::byte>{};
+  }
 
  private:
   RankEventReader reader_;

@@ -42,6 +42,21 @@ class RankPayloadReader {
   // the request goes backwards. Bytes already given to the sink stay given.
   void read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n, const Sink& sink);
 
+  // The same without a copy when the bytes lie in one chunk: true and `out` a view of them,
+  // valid until the next read of this thread; false (nothing consumed) when they span
+  // chunks, for read() to gather. Throws Error as read() does.
+  bool view(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+            std::span<const std::byte>& out) {
+    // Inline: the next bytes of the chunk the last view came from (a replayed receive).
+    if (hot_.data && thread == hot_.thread && offset >= *hot_.low && offset >= hot_.first &&
+        offset <= hot_.end && n <= hot_.end - offset && n > 0) {
+      *hot_.low = offset;
+      out = {hot_.data + (offset - hot_.first), static_cast<std::size_t>(n)};
+      return true;
+    }
+    return view_slow(thread, offset, n, out);
+  }
+
   // The same, into a vector (replaced). For small reads.
   std::vector<std::byte> read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n);
 
@@ -55,7 +70,24 @@ class RankPayloadReader {
   Cursor& cursor(std::uint16_t thread);
   // Loads the thread's next chunk; false at a clean end of file. Throws Error on damage.
   bool next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted);
+  // Checks that a read at `offset` does not go backwards and moves the cursor's floor.
+  Cursor& start_read(std::uint16_t thread, std::uint64_t offset);
+  [[noreturn]] void missing(const Cursor& c, std::uint16_t thread, std::uint64_t offset,
+                            std::uint64_t want_end) const;
+  [[noreturn]] void backwards(const Cursor& c, std::uint16_t thread, std::uint64_t offset) const;
 
+  bool view_slow(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+                 std::span<const std::byte>& out);
+
+  // The chunk the last view came from; data is null when there is none (a chunk was loaded
+  // since). `low` is that thread's cursor floor, which the fast path moves as read() does.
+  struct Hot {
+    const std::byte* data = nullptr;
+    std::uint16_t thread = 0;
+    std::uint64_t first = 0, end = 0;
+    std::uint64_t* low = nullptr;
+  };
+  Hot hot_;
   std::string path_;
   FileHeader header_;
   int fd_ = -1;  // for peeking at chunk headers

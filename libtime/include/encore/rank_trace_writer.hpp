@@ -5,7 +5,9 @@
 // its own generated encoder and does not go through here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <span>
@@ -15,6 +17,7 @@
 #include "encore/chunk_codec.hpp"
 #include "encore/event.hpp"
 #include "encore/stream_file.hpp"
+#include "encore/varint.hpp"
 
 namespace encore {
 
@@ -47,6 +50,11 @@ class RankTraceWriter {
   // (their total must equal e.payload_bytes()). Throws Error.
   void write(const Event& e, std::span<const std::byte> payload = {});
 
+  // The same for a body already encoded (encode_event_body()'s format, e.g. a recorded body
+  // passed through copy_body_new_extras()) that refers to no payload bytes. Throws Error.
+  void write_body(std::uint16_t thread, std::uint64_t start_ns, std::uint64_t end_ns,
+                  std::uint64_t overhead_ns, std::span<const std::byte> body);
+
   // Writes pending chunks and the trailers (end status 0 = complete, as libdump's) and closes.
   void close(std::uint8_t end_status = 0);
 
@@ -54,6 +62,32 @@ class RankTraceWriter {
   std::uint64_t payload_bytes() const noexcept { return payload_bytes_; }
 
  private:
+  // An append-only byte column written through a pointer: a few bytes per event, without
+  // std::vector's general insert. Storage grows geometrically and is kept after clear().
+  class Column {
+   public:
+    [[gnu::always_inline]] void put_uvarint(std::uint64_t v) {
+      room(kMaxVarintBytes);
+      size_ += encode_uvarint(v, buf_.data() + size_);
+    }
+    [[gnu::always_inline]] void put(std::span<const std::byte> bytes) {
+      room(bytes.size());
+      if (!bytes.empty()) std::memcpy(buf_.data() + size_, bytes.data(), bytes.size());
+      size_ += bytes.size();
+    }
+    std::span<const std::byte> view() const noexcept { return {buf_.data(), size_}; }
+    std::size_t size() const noexcept { return size_; }
+    void clear() noexcept { size_ = 0; }
+
+   private:
+    [[gnu::always_inline]] void room(std::size_t n) {
+      if (buf_.size() - size_ < n) grow(n);
+    }
+    void grow(std::size_t n) { buf_.resize(std::max(2 * buf_.size(), size_ + n + 256)); }
+    std::vector<std::byte> buf_;  // its size is the capacity; size_ bytes are in use
+    std::size_t size_ = 0;
+  };
+
   struct ThreadState {
     std::uint64_t events = 0;         // written so far (also the next event's index)
     std::uint64_t payload = 0;        // bytes written so far
@@ -65,8 +99,13 @@ class RankTraceWriter {
     std::uint64_t payload_first = 0;  // payload offset of the open payload chunk
     std::uint64_t event_seq = 0;
     std::uint64_t payload_seq = 0;
-    std::vector<std::byte> gap, duration, overhead, body, payload_buf;
+    Column gap, duration, overhead, body;
+    std::vector<std::byte> payload_buf;
   };
+  ThreadState& thread_state(std::uint16_t thread, std::uint64_t start_ns, std::uint64_t end_ns);
+  void put_times(ThreadState& t, std::uint64_t start_ns, std::uint64_t end_ns,
+                 std::uint64_t overhead_ns);
+  void end_event(std::uint16_t thread, ThreadState& t);
   void flush_events(std::uint16_t thread, ThreadState& t);
   void flush_payload(std::uint16_t thread, ThreadState& t);
 
@@ -74,8 +113,10 @@ class RankTraceWriter {
   StreamFileWriter payload_file_;
   RankWriterOptions options_;
   ChunkCompressor compressor_;
-  std::vector<std::byte> chunk_buf_, assembly_;
+  std::vector<std::byte> chunk_buf_, assembly_, encoded_;
   std::map<std::uint16_t, ThreadState> threads_;
+  ThreadState* last_ = nullptr;  // the thread written last (map nodes do not move)
+  std::uint16_t last_thread_ = 0;
   std::uint64_t event_chunks_ = 0;
   std::uint64_t payload_chunks_ = 0;
   std::uint64_t events_ = 0;

@@ -1,9 +1,12 @@
-#include "counters.hpp"
+#include "encore/papi_counters.hpp"
 
-#include <papi.h>
 #include <pthread.h>
 
-namespace encore::dump {
+#include <algorithm>
+
+#include <papi.h>
+
+namespace encore {
 namespace {
 
 unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
@@ -14,7 +17,8 @@ std::string component_reasons() {
     const PAPI_component_info_t* c = PAPI_get_component_info(i);
     if (c && c->disabled && c->name[0] && std::string(c->name).rfind("perf_event", 0) == 0) {
       if (!why.empty()) why += "; ";
-      why += std::string(c->name) + ": " + (c->disabled_reason[0] ? c->disabled_reason : "disabled");
+      why +=
+          std::string(c->name) + ": " + (c->disabled_reason[0] ? c->disabled_reason : "disabled");
     }
   }
   return why;
@@ -32,7 +36,8 @@ CounterSetup setup_counters(const std::vector<std::string>& events) {
   PAPI_thread_init(thread_id);
   if (const PAPI_hw_info_t* hw = PAPI_get_hardware_info()) {
     s.cpu_model = hw->model_string;
-    s.cpu_mhz = hw->cpu_max_mhz > 0 ? static_cast<double>(hw->cpu_max_mhz) : static_cast<double>(hw->mhz);
+    s.cpu_mhz =
+        hw->cpu_max_mhz > 0 ? static_cast<double>(hw->cpu_max_mhz) : static_cast<double>(hw->mhz);
   }
   if (events.empty()) {
     s.reason = "no PAPI events requested";
@@ -46,14 +51,16 @@ CounterSetup setup_counters(const std::vector<std::string>& events) {
     }
     if (PAPI_query_event(code) != PAPI_OK) {
       const std::string comp = component_reasons();
-      s.reason = name + " is not available on this machine" + (comp.empty() ? "" : " (" + comp + ")");
+      s.reason =
+          name + " is not available on this machine" + (comp.empty() ? "" : " (" + comp + ")");
       return s;
     }
   }
   // The events exist: see whether they can be counted together.
   ThreadCounters probe;
   if (!probe.start(events)) {
-    s.reason = "PAPI cannot count " + events.front() + (events.size() > 1 ? " and the others together" : "");
+    s.reason = "PAPI cannot count " + events.front() +
+               (events.size() > 1 ? " and the others together" : "");
     const std::string comp = component_reasons();
     if (!comp.empty()) s.reason += " (" + comp + ")";
     return s;
@@ -75,7 +82,8 @@ bool ThreadCounters::start(const std::vector<std::string>& events) {
   if (PAPI_create_eventset(&set) != PAPI_OK) return false;
   for (const auto& name : events) {
     int code = 0;
-    if (PAPI_event_name_to_code(name.c_str(), &code) != PAPI_OK || PAPI_add_event(set, code) != PAPI_OK) {
+    if (PAPI_event_name_to_code(name.c_str(), &code) != PAPI_OK ||
+        PAPI_add_event(set, code) != PAPI_OK) {
       PAPI_cleanup_eventset(set);
       PAPI_destroy_eventset(&set);
       return false;
@@ -105,4 +113,14 @@ void ThreadCounters::mark_segment_start() {
   if (eventset_ >= 0) PAPI_read(eventset_, at_start_.data());
 }
 
-}  // namespace encore::dump
+std::vector<std::string> split_event_list(std::string_view list) {
+  std::vector<std::string> out;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    if (auto name = list.substr(0, comma); !name.empty()) out.emplace_back(name);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace encore

@@ -1,0 +1,187 @@
+// Recorded event bodies copied into derived traces with new extras (event_format.hpp).
+#include "encore/event_body.hpp"
+
+#include <cstring>
+
+#include "encore/event_format.hpp"
+#include "encore/varint.hpp"
+
+namespace encore {
+namespace {
+
+using event_format::Extra;
+
+std::size_t extra_size(const Event& ev) {
+  std::size_t n = 1;  // the end tag
+  for (const auto& s : ev.signatures) {
+    n += 1 + uvarint_size(s.datatype) + uvarint_size(s.size) + uvarint_size(s.runs.size());
+    for (const auto& [size, repeat] : s.runs) n += uvarint_size(size) + uvarint_size(repeat);
+  }
+  for (const auto& p : ev.payloads)
+    n += 1 + uvarint_size(p.slot) + uvarint_size(p.datatype) + uvarint_size(p.count) +
+         uvarint_size(p.bytes);
+  for (const auto& h : ev.send_hashes) n += 1 + 8 + uvarint_size(h.bytes);
+  if (ev.callsite) n += 1 + uvarint_size(*ev.callsite);
+  if (!ev.counters.empty()) {
+    n += 1 + uvarint_size(ev.counters.size());
+    for (const auto c : ev.counters) n += uvarint_size(c);
+  }
+  if (ev.stall_ns != 0) n += 1 + uvarint_size(ev.stall_ns);
+  return n;
+}
+
+// Walks the extras without decoding them; `skip` fails past the end or on a runaway varint.
+class ExtrasWalk {
+ public:
+  ExtrasWalk(std::span<const std::byte> b, std::size_t at) : b_(b), pos_(at) {}
+  bool skip(std::size_t varints) {
+    for (std::size_t i = 0; i < varints; ++i) {
+      std::size_t len = 0;
+      for (;;) {
+        if (pos_ >= b_.size() || ++len > kMaxVarintBytes) return false;
+        if ((static_cast<std::uint8_t>(b_[pos_++]) & 0x80) == 0) break;
+      }
+    }
+    return true;
+  }
+  bool value(std::uint64_t& v) {
+    const std::size_t at = pos_;
+    if (!skip(1)) return false;
+    v = 0;
+    for (std::size_t i = at; i < pos_; ++i)
+      v |= std::uint64_t{static_cast<std::uint8_t>(b_[i]) & 0x7fu} << (7 * (i - at));
+    return true;
+  }
+  // Tags are below 0x80: one byte.
+  bool tag(std::uint64_t& t) {
+    if (pos_ >= b_.size() || (static_cast<std::uint8_t>(b_[pos_]) & 0x80) != 0) return false;
+    t = static_cast<std::uint8_t>(b_[pos_++]);
+    return true;
+  }
+  bool bytes(std::size_t n) {
+    if (n > b_.size() - pos_) return false;
+    pos_ += n;
+    return true;
+  }
+  std::size_t pos() const { return pos_; }
+
+ private:
+  std::span<const std::byte> b_;
+  std::size_t pos_;
+};
+
+}  // namespace
+
+bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
+                          std::span<const std::uint64_t> counters, std::vector<std::byte>& out) {
+  const std::size_t start = out.size();
+  out.resize(start + copy_body_bound(body.size(), counters.size()));
+  const std::size_t n = copy_body_new_extras(body, ev, counters, out.data() + start);
+  out.resize(start + n);
+  return n > 0;
+}
+
+std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
+                                 std::span<const std::uint64_t> counters, std::byte* out) {
+  if (body.size() < 2) return 0;
+  // Nothing to drop and nothing to add (a send, a query): the body as it is. Whatever extras
+  // it has decode to send hashes and the call site only (or to empty counters or stall).
+  if (counters.empty() && ev.payloads.empty() && ev.signatures.empty() && ev.counters.empty() &&
+      ev.stall_ns == 0) {
+    std::memcpy(out, body.data(), body.size());
+    return body.size();
+  }
+  const auto flags = static_cast<std::uint8_t>(body[0]) & ((1u << event_format::kHeadFlagBits) - 1);
+  std::size_t args_end = body.size();
+  // Kept extras (send hashes, call site) as [begin, end) ranges of `body`: at most a few.
+  std::size_t kept[8][2];
+  std::size_t n_kept = 0;
+  if (flags & event_format::kHasExtras) {
+    const std::size_t extras = extra_size(ev);
+    if (extras > body.size() - 2) return 0;
+    args_end = body.size() - extras;
+    ExtrasWalk w(body, args_end);
+    std::size_t payloads = 0, hashes = 0, signatures = 0, callsites = 0, counter_sets = 0,
+                stalls = 0;
+    for (;;) {
+      const std::size_t item = w.pos();
+      std::uint64_t tag = 0;
+      if (!w.tag(tag)) return 0;
+      bool ok = true;
+      bool keep = false;
+      switch (static_cast<Extra>(tag)) {
+        case Extra::end:
+          if (w.pos() != body.size() || payloads != ev.payloads.size() ||
+              hashes != ev.send_hashes.size() || signatures != ev.signatures.size() ||
+              callsites != (ev.callsite ? 1u : 0u) ||
+              counter_sets != (ev.counters.empty() ? 0u : 1u) ||
+              stalls != (ev.stall_ns != 0 ? 1u : 0u))
+            return 0;
+          break;
+        case Extra::payload:
+          ++payloads;
+          ok = w.skip(4);
+          break;
+        case Extra::send_hash:
+          ++hashes;
+          keep = true;
+          ok = w.bytes(8) && w.skip(1);
+          break;
+        case Extra::datatype_signature: {
+          ++signatures;
+          std::uint64_t runs = 0;
+          ok = w.skip(2) && w.value(runs) && runs <= body.size() && w.skip(2 * runs);
+          break;
+        }
+        case Extra::callsite:
+          ++callsites;
+          keep = true;
+          ok = w.skip(1);
+          break;
+        case Extra::counters: {
+          ++counter_sets;
+          std::uint64_t n = 0;
+          ok = w.value(n) && n <= body.size() && w.skip(n);
+          break;
+        }
+        case Extra::stall:
+          ++stalls;
+          ok = w.skip(1);
+          break;
+        default:
+          return 0;
+      }
+      if (!ok) return 0;
+      if (static_cast<Extra>(tag) == Extra::end) break;
+      if (keep) {
+        if (n_kept == std::size(kept)) return 0;
+        kept[n_kept][0] = item;
+        kept[n_kept][1] = w.pos();
+        ++n_kept;
+      }
+    }
+  }
+  // Plain copies into the caller's room: this runs once per replayed call.
+  const bool extras = n_kept > 0 || !counters.empty();
+  std::byte* p = out;
+  std::memcpy(p, body.data(), args_end);
+  p += args_end;
+  const auto head = static_cast<std::uint8_t>(out[0]);
+  out[0] = static_cast<std::byte>((head & ~event_format::kHasExtras) |
+                                  (extras ? event_format::kHasExtras : 0));
+  if (extras) {
+    for (std::size_t i = 0; i < n_kept; ++i) {
+      std::memcpy(p, body.data() + kept[i][0], kept[i][1] - kept[i][0]);
+      p += kept[i][1] - kept[i][0];
+    }
+    if (!counters.empty()) {
+      *p++ = static_cast<std::byte>(Extra::counters);
+      p += encode_uvarint(counters.size(), p);
+      for (const auto c : counters) p += encode_uvarint(c, p);
+    }
+    *p++ = static_cast<std::byte>(Extra::end);
+  }
+  return static_cast<std::size_t>(p - out);
+}
+
+}  // namespace encore

@@ -1,0 +1,169 @@
+// copy_body_new_extras: a recorded body copied into a profile keeps every argument and the
+// send hashes and call site, loses payloads, signatures, counters and stalls, gains new
+// counters; bytes it cannot split are refused, for the caller to encode instead.
+#include <vector>
+
+#include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/event_body.hpp"
+#include "encore/event_format.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/rank_trace_writer.hpp"
+
+namespace encore {
+namespace {
+
+class EventBodyTest : public TempDirTest {};
+
+// Events of every function with a spread of extras; arguments left at their defaults except
+// what the encoder needs (one request, one status where the role wants exactly one).
+std::vector<Event> sample_events() {
+  std::vector<Event> out;
+  const auto table = function_table();
+  std::uint64_t now = 0;
+  for (std::size_t id = 0; id < table.size(); ++id) {
+    Event e;
+    e.function = static_cast<std::uint16_t>(id);
+    e.index = out.size();
+    e.start_ns = now + 5;
+    e.end_ns = e.start_ns + id;
+    now = e.end_ns;
+    e.rc = id % 13 == 0 ? 17 : 0;
+    e.args.resize(table[id].params.size());
+    for (std::size_t i = 0; i < table[id].params.size(); ++i) {
+      ArgValue& a = e.args[i];
+      a.present = true;
+      a.scalar = static_cast<std::int64_t>(id + i) % 300;
+      const Role role = table[id].params[i].role;
+      if (role == Role::request || role == Role::request_inout) a.requests = {RequestRef{}};
+      if (role == Role::status_in || role == Role::status_out)
+        a.statuses = {StatusRecord{0, 1, 2, 300, 0}};
+    }
+    if (id % 4 == 0) {
+      e.signatures.push_back({1030, 12, {{4, 2}, {8, 1}}});
+      e.payloads.push_back({0, 1030, 2, 0, 0});  // 0 bytes: no payload stream needed
+      e.payloads.push_back({1, 2, 1, 0, 0});
+    }
+    if (id % 6 == 0) e.send_hashes.push_back({0xfedcba9876543210ULL ^ id, 200 + id});
+    if (id % 3 == 0) e.callsite = id * 1000;
+    if (id % 5 == 0) e.counters = {1, 1u << 20, id};
+    if (id % 7 == 0) e.stall_ns = 12345;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::byte> encoded(const Event& e) {
+  std::vector<std::byte> b;
+  encode_event_body(e, b);
+  return b;
+}
+
+TEST_F(EventBodyTest, CopiedBodiesDecodeAsTheEventWithNewExtras) {
+  const auto events = sample_events();
+  {
+    RankTraceWriter w(dir_ / "in.events", dir_ / "in.payload", 0);
+    for (const auto& e : events) w.write(e);
+    w.close();
+  }
+  RankEventReader in(dir_ / "in.events");
+  std::vector<Event> expected;
+  {
+    RankTraceWriter w(dir_ / "out.events", dir_ / "out.payload", 0);
+    Event ev;
+    std::vector<std::byte> body;
+    std::uint64_t t = 0;
+    while (in.next(ev)) {
+      const std::vector<std::uint64_t> counters =
+          ev.index % 2 ? std::vector<std::uint64_t>{} : std::vector<std::uint64_t>{ev.index, 7};
+      body.clear();
+      ASSERT_TRUE(copy_body_new_extras(in.last_body(), ev, counters, body))
+          << function_table()[ev.function].name;
+      t += 3;
+      w.write_body(ev.thread, t, t, 1, body);
+      Event want = ev;
+      want.payloads.clear();
+      want.signatures.clear();
+      want.stall_ns = 0;
+      want.counters = counters;
+      expected.push_back(std::move(want));
+    }
+    ASSERT_TRUE(in.complete()) << in.problem();
+    w.close();
+  }
+  ASSERT_EQ(expected.size(), events.size());
+  RankEventReader out(dir_ / "out.events");
+  Event ev;
+  std::size_t n = 0;
+  while (out.next(ev)) {
+    ASSERT_LT(n, expected.size());
+    SCOPED_TRACE(function_table()[ev.function].name);
+    EXPECT_EQ(encoded(ev), encoded(expected[n]));
+    EXPECT_TRUE(ev.payloads.empty());
+    EXPECT_EQ(ev.start_ns, 3 * (n + 1));
+    EXPECT_EQ(ev.overhead_ns, 1u);
+    ++n;
+  }
+  EXPECT_TRUE(out.complete()) << out.problem();
+  EXPECT_EQ(n, events.size());
+}
+
+TEST_F(EventBodyTest, BodiesNotLaidOutAsTheEventSaysAreRefused) {
+  Event e;
+  e.function = fn::Barrier;
+  e.args.resize(e.info().params.size());
+  e.args[0].present = true;
+  e.args[0].scalar = 2;
+  e.callsite = 5;
+  std::vector<std::byte> body = encoded(e);
+  std::vector<std::byte> out{std::byte{0x42}};
+  // Nothing to drop or add: copied as it is.
+  ASSERT_TRUE(copy_body_new_extras(body, e, {}, out));
+  EXPECT_EQ(std::vector<std::byte>(out.begin() + 1, out.end()), body);
+  // With counters to add the extras are split where the event says they start. The call
+  // site as a two-byte varint (0x85 0x00) still decodes to 5, but that split no longer
+  // holds: refused, nothing appended.
+  const std::uint64_t c[] = {7};
+  out.assign(1, std::byte{0x42});
+  ASSERT_TRUE(copy_body_new_extras(body, e, c, out));
+  Event with = e;
+  with.counters = {7};
+  EXPECT_EQ(std::vector<std::byte>(out.begin() + 1, out.end()), encoded(with));
+  ASSERT_EQ(body[body.size() - 2], std::byte{5});
+  body[body.size() - 2] = std::byte{0x85};
+  body.insert(body.end() - 1, std::byte{0});
+  out.assign(1, std::byte{0x42});
+  EXPECT_FALSE(copy_body_new_extras(body, e, c, out));
+  EXPECT_EQ(out.size(), 1u);
+  // An unknown extra tag, a body cut short: refused.
+  body = encoded(e);
+  body[body.size() - 3] = std::byte{9};
+  EXPECT_FALSE(copy_body_new_extras(body, e, c, out));
+  EXPECT_FALSE(copy_body_new_extras(std::span(body).first(1), e, {}, out));
+  EXPECT_EQ(out.size(), 1u);
+}
+
+TEST_F(EventBodyTest, ExtrasFlagFollowsWhatIsLeft) {
+  Event e;
+  e.function = fn::Barrier;
+  e.args.resize(e.info().params.size());
+  e.args[0].present = true;
+  e.args[0].scalar = 2;
+  e.stall_ns = 9;  // dropped: nothing left, so no extras at all
+  std::vector<std::byte> out;
+  ASSERT_TRUE(copy_body_new_extras(encoded(e), e, {}, out));
+  Event plain = e;
+  plain.stall_ns = 0;
+  EXPECT_EQ(out, encoded(plain));
+  EXPECT_EQ(static_cast<std::uint8_t>(out[0]) & event_format::kHasExtras, 0);
+  // No extras recorded, counters added: the flag is set and the counters follow.
+  out.clear();
+  const std::uint64_t c[] = {300, 4};
+  ASSERT_TRUE(copy_body_new_extras(encoded(plain), plain, c, out));
+  plain.counters = {300, 4};
+  EXPECT_EQ(out, encoded(plain));
+}
+
+}  // namespace
+}  // namespace encore
