@@ -3,24 +3,24 @@
 // a machine of the other byte order can convert the payload).
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
-#include "encore/byte_order.hpp"
 #include "handle_ids.hpp"
+#include <mpi.h>
+
+#include "encore/byte_order.hpp"
 
 namespace encore::dump {
 
 struct TypeInfo {
   std::uint32_t id = 0;
-  std::int64_t size = 0;       // bytes of data in one element
+  std::int64_t size = 0;  // bytes of data in one element
   MPI_Aint extent = 0;
   MPI_Aint true_lb = 0;
-  bool contiguous = false;     // one element is `size` bytes at true_lb, elements back to back
+  bool contiguous = false;  // one element is `size` bytes at true_lb, elements back to back
   bool signature_written = false;
   std::vector<SignatureRun> signature;  // empty: unknown
 };
@@ -33,13 +33,13 @@ class Datatypes {
   std::uint32_t create(MPI_Datatype dt) { return ids_.create(dt); }
   std::uint32_t release(MPI_Datatype dt) {
     info_.erase(dt);
-    for (auto& r : recent_) r = {};
+    recent_[HandleIds::slot(dt)] = {};
     return ids_.release(dt);
   }
   // Layout and signature, computed on first use.
   TypeInfo& info(MPI_Datatype dt) {
-    for (const auto& r : recent_)
-      if (r.info && r.type == dt) return *r.info;
+    const Recent& r = recent_[HandleIds::slot(dt)];
+    if (r.info && r.type == dt) return *r.info;
     return info_slow(dt);
   }
 
@@ -52,8 +52,7 @@ class Datatypes {
 
   HandleIds ids_;
   std::unordered_map<MPI_Datatype, TypeInfo> info_;  // node-based: pointers stay valid
-  Recent recent_[4];
-  unsigned next_recent_ = 0;
+  Recent recent_[HandleIds::kCacheSlots];            // direct-mapped, as HandleIds
 };
 
 // The element-size signature of `dt` (empty if it cannot be determined).

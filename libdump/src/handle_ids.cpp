@@ -7,16 +7,26 @@ namespace {
 
 std::int64_t null_handle(HandleKind kind) {
   switch (kind) {
-    case HandleKind::comm: return MPI_COMM_NULL;
-    case HandleKind::group: return MPI_GROUP_NULL;
-    case HandleKind::datatype: return MPI_DATATYPE_NULL;
-    case HandleKind::op: return MPI_OP_NULL;
-    case HandleKind::info: return MPI_INFO_NULL;
-    case HandleKind::errhandler: return MPI_ERRHANDLER_NULL;
-    case HandleKind::win: return MPI_WIN_NULL;
-    case HandleKind::message: return MPI_MESSAGE_NULL;
-    case HandleKind::request: return MPI_REQUEST_NULL;
-    default: return 0;  // MPI_File and MPI_Session are pointers: null is 0
+    case HandleKind::comm:
+      return MPI_COMM_NULL;
+    case HandleKind::group:
+      return MPI_GROUP_NULL;
+    case HandleKind::datatype:
+      return MPI_DATATYPE_NULL;
+    case HandleKind::op:
+      return MPI_OP_NULL;
+    case HandleKind::info:
+      return MPI_INFO_NULL;
+    case HandleKind::errhandler:
+      return MPI_ERRHANDLER_NULL;
+    case HandleKind::win:
+      return MPI_WIN_NULL;
+    case HandleKind::message:
+      return MPI_MESSAGE_NULL;
+    case HandleKind::request:
+      return MPI_REQUEST_NULL;
+    default:
+      return 0;  // MPI_File and MPI_Session are pointers: null is 0
   }
 }
 
@@ -33,10 +43,12 @@ HandleIds::HandleIds(HandleKind kind) {
 
 std::uint32_t HandleIds::lookup_slow(std::int64_t handle) const noexcept {
   std::uint32_t id = event_format::kUnknownId;
-  if (auto it = live_.find(handle); it != live_.end()) id = it->second;
-  else if (auto f = fixed_.find(handle); f != fixed_.end()) id = f->second;
+  if (auto it = live_.find(handle); it != live_.end())
+    id = it->second;
+  else if (auto f = fixed_.find(handle); f != fixed_.end())
+    id = f->second;
   if (id != event_format::kUnknownId && id != event_format::kNullId) {
-    recent_[next_slot_++ % 4] = {handle, id};
+    cache_[slot(handle)] = {handle, id};
   }
   return id;
 }
@@ -45,8 +57,7 @@ std::uint32_t HandleIds::create(std::int64_t handle) {
   if (auto f = fixed_.find(handle); f != fixed_.end()) return f->second;
   const std::uint32_t id = next_id_++;
   live_[handle] = id;
-  for (auto& e : recent_)
-    if (e.handle == handle) e = {};
+  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
   return id;
 }
 
@@ -57,8 +68,7 @@ std::uint32_t HandleIds::release(std::int64_t handle) {
     id = it->second;
     live_.erase(it);
   }
-  for (auto& e : recent_)
-    if (e.handle == handle) e = {};
+  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
   return id;
 }
 

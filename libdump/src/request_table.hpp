@@ -5,8 +5,6 @@
 // oldest request still outstanding with that value.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <span>
 #include <unordered_map>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "recv_layout.hpp"
+#include <mpi.h>
 
 namespace encore::dump {
 
@@ -24,7 +23,7 @@ struct RequestInfo {
   std::uint64_t event = 0;  // index of the creating event in its thread's stream
   RequestKind kind = RequestKind::other;
   bool persistent = false;
-  RecvLayout layout;        // recv: the posted buffer; collective: its receive blocks
+  RecvLayout layout;               // recv: the posted buffer; collective: its receive blocks
   const void* send_buf = nullptr;  // persistent sends: hashed at every MPI_Start
   MPI_Count send_count = 0;
   MPI_Datatype send_type = MPI_DATATYPE_NULL;
@@ -42,8 +41,9 @@ class RequestTable {
   // The request the current call just created with this handle.
   RequestInfo* newest(MPI_Request r);
   RequestInfo* find(RequestSlot slot);
-  // Forgets completed or freed requests (all of one call at once, so occurrences stay valid).
-  void retire(std::span<const RequestSlot> done);
+  // Forgets completed or freed requests (all of one call at once, so occurrences stay valid;
+  // `done` is reordered).
+  void retire(std::span<RequestSlot> done);
 
  private:
   std::unordered_map<MPI_Request, std::vector<RequestInfo>> live_;
