@@ -378,8 +378,9 @@ std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype t
 
 // The packed bytes of `count` elements: a view of the program's memory when contiguous (the
 // light calls' case, inlined), else packed into `scratch`.
-ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype type,
-                                             const TypeInfo& t, std::vector<std::byte>& scratch) {
+ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count,
+                                             MPI_Datatype type, const TypeInfo& t,
+                                             std::vector<std::byte>& scratch) {
   const auto bytes = static_cast<std::size_t>(count * t.size);
   if (bytes == 0) return {};
   if (t.contiguous) return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};

@@ -3,24 +3,24 @@
 // a machine of the other byte order can convert the payload).
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
-#include "handle_ids.hpp"
-#include <mpi.h>
-
 #include "encore/byte_order.hpp"
+#include "handle_ids.hpp"
 
 namespace encore::dump {
 
 struct TypeInfo {
   std::uint32_t id = 0;
-  std::int64_t size = 0;  // bytes of data in one element
+  std::int64_t size = 0;       // bytes of data in one element
   MPI_Aint extent = 0;
   MPI_Aint true_lb = 0;
-  bool contiguous = false;  // one element is `size` bytes at true_lb, elements back to back
+  bool contiguous = false;     // one element is `size` bytes at true_lb, elements back to back
   bool signature_written = false;
   std::vector<SignatureRun> signature;  // empty: unknown
 };

@@ -111,10 +111,10 @@ class ThreadStream {
 
   // Hot-path state kept with the stream (owned by the application thread) --------------------
   bool in_tool = false;
-  std::uint64_t last_t2_ns = 0;     // when the previous call's PMPI work ended (raw ns)
-  std::uint64_t last_t3_ns = 0;     // when the previous call's tool work ended (raw ns)
-  std::uint64_t last_end_ns = 0;    // corrected end of the previous event
-  std::uint64_t overhead_ns = 0;    // sum of all overhead charged so far
+  std::uint64_t last_t2_ns = 0;               // when the previous call's PMPI work ended (raw ns)
+  std::uint64_t last_t3_ns = 0;               // when the previous call's tool work ended (raw ns)
+  std::uint64_t last_end_ns = 0;              // corrected end of the previous event
+  std::uint64_t overhead_ns = 0;              // sum of all overhead charged so far
   std::uint64_t light_tail_ns = 0;  // estimate of a light call's post-PMPI tool time
   unsigned light_calls = 0;         // light calls since the last measured one
   // The last measured light tails: the estimate is their median, so one sample stretched by
