@@ -3,17 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-// Inlined: a light send hashes a few bytes, less work than the call into the library.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 namespace encore::dump {
 
 using event_format::Extra;
-
-// Copying or hashing this little contiguous data costs a few ns: such a call still counts as
-// light (its post-work is estimated, not measured; see commit()).
-constexpr std::size_t kLightBytes = 256;
 
 // Encoding ------------------------------------------------------------------------------------
 
@@ -389,9 +381,7 @@ ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count,
 
 }  // namespace
 
-void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
-  if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
-  TypeInfo& t = rec_->types.info(type);
+void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t) {
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   const std::uint64_t hash = XXH3_64bits(data.data(), data.size());
@@ -450,25 +440,7 @@ void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, T
   }
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   ts_->append_payload(data);
-  extras_ = true;
-  reserve(1 + 4 * kMaxVarintBytes);
-  buf_[pos_++] = static_cast<std::byte>(Extra::payload);
-  pos_ += encode_uvarint(slot, buf_ + pos_);
-  pos_ += encode_uvarint(t.id, buf_ + pos_);
-  pos_ += encode_uvarint(static_cast<std::uint64_t>(count), buf_ + pos_);
-  pos_ += encode_uvarint(data.size(), buf_ + pos_);
-}
-
-void Call::capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
-                           const MPI_Status* status) {
-  (void)count;
-  if (!status || status_cancelled(status) || status->MPI_SOURCE == MPI_PROC_NULL) return;
-  const MPI_Count bytes = status_bytes(status);
-  if (bytes <= 0) return;
-  TypeInfo& t = rec_->types.info(type);
-  if (t.size <= 0) return;
-  // A partial last element is packed whole and cut to the bytes that arrived.
-  capture_typed(buf, (bytes + t.size - 1) / t.size, type, t, 0);
+  put_payload_extra(slot, t.id, count, data.size());
 }
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,

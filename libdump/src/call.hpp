@@ -20,6 +20,10 @@
 #include "encore/mpi_table.hpp"
 #include "encore/varint.hpp"
 
+// Inlined: a light send hashes a few bytes, less work than a call into the library.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 // The per-call path is a handful of small steps: inlined into every shim, not called.
 #define ENCORE_HOT __attribute__((always_inline)) inline
 
@@ -228,9 +232,38 @@ class Call {
   }
 
   // Hooks -----------------------------------------------------------------------------------
-  void hash_send(const void* buf, MPI_Count count, MPI_Datatype type);
-  void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
-                       const MPI_Status* status);
+  // Copying or hashing this little contiguous data costs a few ns: such a call still counts
+  // as light (its post-work is estimated, not measured; see commit()), and light sends and
+  // receives are hashed and copied inline.
+  static constexpr std::size_t kLightBytes = 256;
+  ENCORE_HOT void hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
+    if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
+    TypeInfo& t = rec_->types.info(type);
+    const auto bytes = static_cast<std::size_t>(count * t.size);
+    if (t.contiguous && bytes <= kLightBytes && t2_) [[likely]] {
+      emit_send_hash(XXH3_64bits(static_cast<const std::byte*>(buf) + t.true_lb, bytes), bytes);
+      return;
+    }
+    hash_send_typed(buf, count, type, t);
+  }
+  ENCORE_HOT void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
+                                  const MPI_Status* status) {
+    (void)count;
+    if (!status || status_cancelled(status) || status->MPI_SOURCE == MPI_PROC_NULL) return;
+    const MPI_Count bytes = status_bytes(status);
+    if (bytes <= 0) return;
+    TypeInfo& t = rec_->types.info(type);
+    if (t.size <= 0) return;
+    if (static_cast<std::size_t>(bytes) <= kLightBytes && t.contiguous && t.signature_written &&
+        bytes % t.size == 0 && rec_->payload_on && !rec_->convert_payload) [[likely]] {
+      ts_->append_payload(
+          {static_cast<const std::byte*>(buf) + t.true_lb, static_cast<std::size_t>(bytes)});
+      put_payload_extra(0, t.id, bytes / t.size, static_cast<std::uint64_t>(bytes));
+      return;
+    }
+    // A partial last element is packed whole and cut to the bytes that arrived.
+    capture_typed(buf, (bytes + t.size - 1) / t.size, type, t, 0);
+  }
   void capture(const RecvLayout& layout, std::uint64_t slot = 0);
   void capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot);
   void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
@@ -292,6 +325,17 @@ class Call {
     p[0] = static_cast<std::byte>(event_format::Extra::send_hash);
     store_le(p + 1, hash);
     pos_ += 9 + encode_uvarint(bytes, p + 9);
+  }
+  void hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t);
+  ENCORE_HOT void put_payload_extra(std::uint64_t slot, std::uint32_t type_id, MPI_Count count,
+                                    std::uint64_t bytes) noexcept {
+    extras_ = true;
+    reserve(1 + 4 * kMaxVarintBytes);
+    buf_[pos_++] = static_cast<std::byte>(event_format::Extra::payload);
+    pos_ += encode_uvarint(slot, buf_ + pos_);
+    pos_ += encode_uvarint(type_id, buf_ + pos_);
+    pos_ += encode_uvarint(static_cast<std::uint64_t>(count), buf_ + pos_);
+    pos_ += encode_uvarint(bytes, buf_ + pos_);
   }
   void capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
                      std::uint64_t slot);
