@@ -25,7 +25,7 @@ void Call::grow(std::size_t n) {
 // Gap, duration and overhead of the event (3 uvarints, at most 30 bytes) into `out`; sets the
 // event's corrected end. Times are converted once each (absolute, so rounding never
 // accumulates).
-std::size_t Call::encode_times(std::byte* out, std::uint64_t& end_ns) noexcept {
+ENCORE_HOT std::size_t Call::encode_times(std::byte* out, std::uint64_t& end_ns) noexcept {
   const Clock& clk = rec_->clock;
   const std::uint64_t n1 = clk.to_ns(t1_);
   const std::uint64_t n2 = clk.to_ns(t2_);
