@@ -87,11 +87,9 @@ void Call::commit() noexcept {
     put_uint(stall);
   }
   if (extras_) put_uint(0);
-  const std::uint32_t head = (static_cast<std::uint32_t>(id_) << event_format::kHeadFlagBits) |
-                             (rc_ != MPI_SUCCESS ? event_format::kHasError : 0u) |
-                             (extras_ ? event_format::kHasExtras : 0u);
-  buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
-  buf_[1] = static_cast<std::byte>(head >> 7);
+  // The flags are the head's low bits, in its first byte (the id was written at the start).
+  if (rc_ != MPI_SUCCESS) buf_[0] |= std::byte{event_format::kHasError};
+  if (extras_) buf_[0] |= std::byte{event_format::kHasExtras};
   std::uint64_t end_ns = 0;
   if (in_place_ && ts_->times_fit()) [[likely]] {
     // Times straight into the segment's times region, the body is already in place.

@@ -46,12 +46,16 @@ class Call {
     // large for the room left moves to the scratch buffer (grow()).
     buf_ = ts_->body_cursor();
     cap_ = ts_->body_room();
-    in_place_ = buf_ != nullptr;
+    in_place_ = buf_ != nullptr && cap_ >= kHeadBytes;
     if (!in_place_) {
       buf_ = ts_->scratch.data();
-      cap_ = ts_->scratch.size();
+      cap_ = ts_->scratch.size();  // at least kHeadBytes (ThreadStream)
     }
-    pos_ = 2;  // the head is written by commit()
+    // The head's function id is a constant of the shim; commit() adds the flags.
+    const auto head = static_cast<std::uint32_t>(id) << event_format::kHeadFlagBits;
+    buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
+    buf_[1] = static_cast<std::byte>(head >> 7);
+    pos_ = kHeadBytes;
   }
   ENCORE_HOT ~Call() {
     if (active_) commit();
@@ -361,6 +365,7 @@ class Call {
   void put_members(MPI_Group g);
   void emit_signature(TypeInfo& t);
 
+  static constexpr std::size_t kHeadBytes = 2;  // uvarint head, always 2 bytes
   fn::Id id_;
   Recorder* rec_ = nullptr;
   ThreadStream* ts_ = nullptr;
