@@ -2,7 +2,10 @@
 """Capture benchmarks: every figure is a ratio against an untraced run measured in the same
 invocation, variants alternated (A B A B ...), medians with their spread.
 
-  bench/capture.py [--build DIR] [--rounds N]
+  bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...]
+
+With --lib (repeatable), each round records with every library given (one variant each,
+alternated with the plain run): two builds' capture costs compared on the same machine state.
 
 Measures, on 2 ranks (one per core):
   * the 8-byte ping-pong and an MPI_Iprobe polling loop: time per iteration, traced / plain,
@@ -30,7 +33,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--small", type=int, default=200000, help="small-message iterations")
     ap.add_argument("--large", type=int, default=300, help="1 MiB iterations")
+    ap.add_argument("--lib", action="append", help="a capture library to compare (repeatable; "
+                    "default: the build's)")
     args = ap.parse_args()
+    libs = [str(pathlib.Path(lib).resolve()) for lib in args.lib] if args.lib else [None]
     build = pathlib.Path(args.build)
     tool = build / "tools/encore/encore"
     loops_bin = build / "bench/bench_capture_loops"
@@ -38,64 +44,75 @@ def main():
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-bench-"))
     mpiexec = ["mpiexec", "-n", "2"]
 
-    def traced(trace, cmd):
+    def traced(trace, cmd, lib):
         shutil.rmtree(trace, ignore_errors=True)
-        return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd])
+        env = {"ENCORE_DUMP_LIB": lib} if lib else None
+        return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd], env)
+
+    def label(lib):
+        return "" if len(libs) == 1 else f"  [{lib}]"
 
     print(f"capture benchmarks: {args.rounds} rounds, A/B alternated, median [min .. max]\n")
 
     # Small messages and polling --------------------------------------------------------------
-    plain, rec = {}, {}
+    plain, recs = {}, {lib: {} for lib in libs}
     for _ in range(args.rounds):
         for name, v in loops(run([*mpiexec, str(loops_bin), str(args.small), "0", "all"])).items():
             plain.setdefault(name, []).append(v)
-        out = traced(tmp / "loops", [str(loops_bin), str(args.small), "0", "all"])
-        for name, v in loops(out).items():
-            rec.setdefault(name, []).append(v)
+        for lib in libs:
+            out = traced(tmp / "loops", [str(loops_bin), str(args.small), "0", "all"], lib)
+            for name, v in loops(out).items():
+                recs[lib].setdefault(name, []).append(v)
     # A ping-pong iteration puts 4 calls on the critical path (each rank's send and receive).
     for name, calls in (("pingpong8", 4), ("iprobe", None)):
         if name not in plain:
             continue
-        ratios = [r / p for r, p in zip(rec[name], plain[name])]
-        print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   traced {fmt(rec[name], ' ns/iter')}")
-        line = f"{'':12s} ratio {fmt(ratios, 'x')}"
-        if calls:
-            per_call = [(r - p) / calls for r, p in zip(rec[name], plain[name])]
-            line += f"   capture cost {fmt(per_call, ' ns/call')}"
-        print(line)
+        for lib, rec in recs.items():
+            ratios = [r / p for r, p in zip(rec[name], plain[name])]
+            print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   traced {fmt(rec[name], ' ns/iter')}{label(lib)}")
+            line = f"{'':12s} ratio {fmt(ratios, 'x')}"
+            if calls:
+                per_call = [(r - p) / calls for r, p in zip(rec[name], plain[name])]
+                line += f"   capture cost {fmt(per_call, ' ns/call')}"
+            print(line)
 
     # 1 MiB messages --------------------------------------------------------------------------
-    plain1m, rec1m, rates = [], [], []
+    plain1m, rec1m, rates = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
     for _ in range(args.rounds):
         plain1m.append(loops(run([*mpiexec, str(loops_bin), "1000", str(args.large), "pingpong1M"]))["pingpong1M"])
-        out = traced(tmp / "big", [str(loops_bin), "1000", str(args.large), "pingpong1M"])
-        rec1m.append(loops(out)["pingpong1M"])
-        stats = json.loads(run([str(tool), "stats", str(tmp / "big"), "--json"]))
-        for r in stats["ranks"]:
-            recv = next(f for f in r["functions"] if f["name"] == "MPI_Recv")
-            if recv["tool_ns"]:
-                # Tool time after each 1 MiB MPI_Recv: copying the received bytes into the log.
-                rates.append(r["bytes_received"] / recv["tool_ns"])  # bytes per ns = GB/s
-    print(f"{'pingpong1M':12s} plain {fmt([v / 1e3 for v in plain1m], ' us/iter')}   "
-          f"traced {fmt([v / 1e3 for v in rec1m], ' us/iter')}")
-    print(f"{'':12s} ratio {fmt([r / p for r, p in zip(rec1m, plain1m)], 'x')}   "
-          f"into the log {fmt(rates, ' GB/s per rank')} (received bytes / tool time after MPI_Recv)")
+        for lib in libs:
+            out = traced(tmp / "big", [str(loops_bin), "1000", str(args.large), "pingpong1M"], lib)
+            rec1m[lib].append(loops(out)["pingpong1M"])
+            stats = json.loads(run([str(tool), "stats", str(tmp / "big"), "--json"]))
+            for r in stats["ranks"]:
+                recv = next(f for f in r["functions"] if f["name"] == "MPI_Recv")
+                if recv["tool_ns"]:
+                    # Tool time after each 1 MiB MPI_Recv: copying the received bytes into the log.
+                    rates[lib].append(r["bytes_received"] / recv["tool_ns"])  # bytes per ns = GB/s
+    for lib in libs:
+        print(f"{'pingpong1M':12s} plain {fmt([v / 1e3 for v in plain1m], ' us/iter')}   "
+              f"traced {fmt([v / 1e3 for v in rec1m[lib]], ' us/iter')}{label(lib)}")
+        print(f"{'':12s} ratio {fmt([r / p for r, p in zip(rec1m[lib], plain1m)], 'x')}   "
+              f"into the log {fmt(rates[lib], ' GB/s per rank')} (received bytes / tool time after MPI_Recv)")
 
     # halo2d ----------------------------------------------------------------------------------
     halo_args = ["512", "400", "1"]
-    plain_t, rec_t, bpe = [], [], []
+    plain_t, rec_t, bpe = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
     for _ in range(args.rounds):
         out = run([*mpiexec, str(halo), *halo_args])
         plain_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
-        out = traced(tmp / "halo", [str(halo), *halo_args])
-        rec_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
-        stats = json.loads(run([str(tool), "stats", str(tmp / "halo"), "--json"]))
-        events = sum(r["events"] for r in stats["ranks"])
-        size = sum(f.stat().st_size for f in (tmp / "halo").glob("rank-*.events"))
-        bpe.append(size / events)
-    print(f"{'halo2d':12s} plain {fmt([t * 1e3 for t in plain_t], ' ms')}   traced {fmt([t * 1e3 for t in rec_t], ' ms')}")
-    print(f"{'':12s} overhead {fmt([(r / p - 1) * 100 for r, p in zip(rec_t, plain_t)], ' %')}   "
-          f"events file {fmt(bpe, ' bytes/event')} (headers included)")
+        for lib in libs:
+            out = traced(tmp / "halo", [str(halo), *halo_args], lib)
+            rec_t[lib].append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
+            stats = json.loads(run([str(tool), "stats", str(tmp / "halo"), "--json"]))
+            events = sum(r["events"] for r in stats["ranks"])
+            size = sum(f.stat().st_size for f in (tmp / "halo").glob("rank-*.events"))
+            bpe[lib].append(size / events)
+    for lib in libs:
+        print(f"{'halo2d':12s} plain {fmt([t * 1e3 for t in plain_t], ' ms')}   "
+              f"traced {fmt([t * 1e3 for t in rec_t[lib]], ' ms')}{label(lib)}")
+        print(f"{'':12s} overhead {fmt([(r / p - 1) * 100 for r, p in zip(rec_t[lib], plain_t)], ' %')}   "
+              f"events file {fmt(bpe[lib], ' bytes/event')} (headers included)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -3,17 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-// Inlined: a light send hashes a few bytes, less work than the call into the library.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 namespace encore::dump {
 
 using event_format::Extra;
-
-// Copying or hashing this little contiguous data costs a few ns: such a call still counts as
-// light (its post-work is estimated, not measured; see commit()).
-constexpr std::size_t kLightBytes = 256;
 
 // Encoding ------------------------------------------------------------------------------------
 
@@ -30,22 +22,24 @@ void Call::grow(std::size_t n) {
   cap_ = scratch.size();
 }
 
-void Call::write_times() noexcept {
+// Gap, duration and overhead of the event (3 uvarints, at most 30 bytes) into `out`; sets the
+// event's corrected end. Times are converted once each (absolute, so rounding never
+// accumulates).
+ENCORE_HOT std::size_t Call::encode_times(std::byte* out, std::uint64_t& end_ns) noexcept {
   const Clock& clk = rec_->clock;
   const std::uint64_t n1 = clk.to_ns(t1_);
   const std::uint64_t n2 = clk.to_ns(t2_);
   const std::uint64_t n0 = t0_ ? clk.to_ns(t0_) : n1;
-  // Times are converted once each (absolute, so rounding never accumulates).
   const std::uint64_t gap = n0 > ts_->last_t3_ns ? n0 - ts_->last_t3_ns : 0;
   const std::uint64_t dur = n2 > n1 ? n2 - n1 : 0;
   const std::uint64_t overhead = (ts_->last_t3_ns - ts_->last_t2_ns) + (n1 - n0);
-  end_ns_ = ts_->last_end_ns + gap + dur;
+  end_ns = ts_->last_end_ns + gap + dur;
+  ts_->last_end_ns = end_ns;
   ts_->last_t2_ns = n2;
   ts_->overhead_ns += overhead;
-  times_len_ = encode_uvarint(gap, times_);
-  times_len_ += encode_uvarint(dur, times_ + times_len_);
-  times_len_ += encode_uvarint(overhead, times_ + times_len_);
-  if (rc_ != MPI_SUCCESS) put_int(rc_);
+  std::size_t n = encode_uvarint(gap, out);
+  n += encode_uvarint(dur, out + n);
+  return n + encode_uvarint(overhead, out + n);
 }
 
 void Call::read_counters() noexcept {
@@ -68,10 +62,9 @@ std::uint64_t sample_light_tail(ThreadStream& ts, std::uint64_t tail) noexcept {
 
 }  // namespace
 
-void Call::commit() noexcept {
-  if (!ts_->send_hashes.empty()) emit_send_hashes();
+void Call::put_call_extras() noexcept {
+  heavy_ = true;
   if (rec_->counters_on) {
-    heavy_ = true;
     begin_extra(Extra::counters);
     put_uint(ts_->counter_deltas.size());
     for (const long long d : ts_->counter_deltas)
@@ -79,24 +72,32 @@ void Call::commit() noexcept {
     ts_->counters.mark_segment_start();
   }
   if (rec_->callsites) {
-    heavy_ = true;
     begin_extra(Extra::callsite);
     put_uint(rec_->callsites->current());
   }
-  if (const auto stall = ts_->take_stall_ns()) {
+}
+
+void Call::commit() noexcept {
+  if (!ts_->send_hashes.empty()) emit_send_hashes();
+  if (rec_->counters_on || rec_->callsites) [[unlikely]]
+    put_call_extras();
+  if (const auto stall = ts_->take_stall_ns()) [[unlikely]] {
     heavy_ = true;
     begin_extra(Extra::stall);
     put_uint(stall);
   }
   if (extras_) put_uint(0);
-  const std::uint32_t head = (static_cast<std::uint32_t>(id_) << event_format::kHeadFlagBits) |
-                             (rc_ != MPI_SUCCESS ? event_format::kHasError : 0u) |
-                             (extras_ ? event_format::kHasExtras : 0u);
-  buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
-  buf_[1] = static_cast<std::byte>(head >> 7);
-  if (in_place_ && ts_->times_fit()) {
-    ts_->commit_in_place(times_, times_len_, pos_, end_ns_);
+  // The flags are the head's low bits, in its first byte (the id was written at the start).
+  if (rc_ != MPI_SUCCESS) buf_[0] |= std::byte{event_format::kHasError};
+  if (extras_) buf_[0] |= std::byte{event_format::kHasExtras};
+  std::uint64_t end_ns = 0;
+  if (in_place_ && ts_->times_fit()) [[likely]] {
+    // Times straight into the segment's times region, the body is already in place.
+    const std::size_t times = encode_times(ts_->times_cursor(), end_ns);
+    ts_->commit_in_place(times, pos_, end_ns);
   } else {
+    std::byte times[ThreadStream::kTimesSlot];
+    const std::size_t len = encode_times(times, end_ns);
     if (in_place_) {
       // No room for the times: the event moves to a new segment, from a copy (the writer may
       // recycle the old segment as soon as it is sealed).
@@ -105,10 +106,9 @@ void Call::commit() noexcept {
       std::memcpy(scratch.data(), buf_, pos_);
       buf_ = scratch.data();
     }
-    ts_->append_event({times_, times_len_}, {buf_, pos_}, end_ns_);
+    ts_->append_event({times, len}, {buf_, pos_}, end_ns);
   }
-  ts_->last_end_ns = end_ns_;
-  if (lock_.owns_lock()) lock_.unlock();
+  if (locked_) locked_->unlock();
   // The clock read that closes our work costs as much as the rest of a light call's
   // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
   // stalls) and on one light call in kTailSample; the other light calls are charged the
@@ -276,8 +276,8 @@ void Call::put_request(MPI_Request r) { put_request_ref(rec_->requests.find({r, 
 void Call::put_requests(const MPI_Request* r, std::int64_t n) {
   if (!r || n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  request_slots(r, n, slots_);
-  for (const RequestSlot& s : slots_) put_request_ref(rec_->requests.find(s));
+  request_slots(r, n, ts_->request_slots);
+  for (const RequestSlot& s : ts_->request_slots) put_request_ref(rec_->requests.find(s));
 }
 
 void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
@@ -324,14 +324,14 @@ void Call::put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ign
                                    const MPI_Request* r, std::int64_t nreq, const int* indices) {
   if (n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  request_slots(r, nreq, slots_);
+  request_slots(r, nreq, ts_->request_slots);
   for (std::int64_t k = 0; k < n; ++k) {
     const std::int64_t i = indices ? indices[k] : k;
-    if (i < 0 || i >= static_cast<std::int64_t>(slots_.size())) {
+    if (i < 0 || i >= static_cast<std::int64_t>(ts_->request_slots.size())) {
       put_status(s + k, ignored);
       continue;
     }
-    const RequestSlot& slot = slots_[static_cast<std::size_t>(i)];
+    const RequestSlot& slot = ts_->request_slots[static_cast<std::size_t>(i)];
     put_request_status(s + k, ignored, rec_->requests.find(slot), slot.handle == MPI_REQUEST_NULL);
   }
 }
@@ -379,9 +379,7 @@ ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count,
 
 }  // namespace
 
-void Call::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
-  if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
-  TypeInfo& t = rec_->types.info(type);
+void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t) {
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   const std::uint64_t hash = XXH3_64bits(data.data(), data.size());
@@ -422,8 +420,12 @@ void Call::capture(const RecvLayout& layout, std::uint64_t slot) {
 }
 
 void Call::capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot) {
+  capture_typed(base, count, type, rec_->types.info(type), slot);
+}
+
+void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
+                         std::uint64_t slot) {
   if (!rec_->payload_on || count <= 0 || base == MPI_IN_PLACE) return;
-  TypeInfo& t = rec_->types.info(type);
   if (!t.signature_written) emit_signature(t);
   auto data = packed(base, count, type, t, ts_->pack_buf);
   if (data.empty()) return;
@@ -436,24 +438,7 @@ void Call::capture_block(const void* base, MPI_Count count, MPI_Datatype type, s
   }
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   ts_->append_payload(data);
-  begin_extra(Extra::payload);
-  reserve(4 * kMaxVarintBytes);
-  pos_ += encode_uvarint(slot, buf_ + pos_);
-  pos_ += encode_uvarint(t.id, buf_ + pos_);
-  pos_ += encode_uvarint(static_cast<std::uint64_t>(count), buf_ + pos_);
-  pos_ += encode_uvarint(data.size(), buf_ + pos_);
-}
-
-void Call::capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
-                           const MPI_Status* status) {
-  (void)count;
-  if (!status || status_cancelled(status) || status->MPI_SOURCE == MPI_PROC_NULL) return;
-  const MPI_Count bytes = status_bytes(status);
-  if (bytes <= 0) return;
-  const TypeInfo& t = rec_->types.info(type);
-  if (t.size <= 0) return;
-  // A partial last element is packed whole and cut to the bytes that arrived.
-  capture_block(buf, (bytes + t.size - 1) / t.size, type, 0);
+  put_payload_extra(slot, t.id, count, data.size());
 }
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
@@ -492,8 +477,9 @@ void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Stat
       !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
     const RecvBlock& b = info->layout.front();
     const MPI_Count bytes = status_bytes(status);
-    const TypeInfo& t = rec_->types.info(b.type);
-    if (bytes > 0 && t.size > 0) capture_block(b.base, (bytes + t.size - 1) / t.size, b.type, slot);
+    TypeInfo& t = rec_->types.info(b.type);
+    if (bytes > 0 && t.size > 0)
+      capture_typed(b.base, (bytes + t.size - 1) / t.size, b.type, t, slot);
   } else if (info->kind == RequestKind::collective) {
     capture(info->layout, slot);
   }
@@ -501,16 +487,16 @@ void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Stat
 }
 
 void Call::complete_one(MPI_Request r, const MPI_Status* status) {
-  std::vector<RequestSlot> retired;
+  std::vector<RequestSlot>& retired = retired_slots();
   complete_slot(0, {r, 0}, status, retired);
   rec_->requests.retire(retired);
 }
 
 void Call::complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses) {
-  request_slots(r, n, slots_);
-  std::vector<RequestSlot> retired;
-  for (std::size_t i = 0; i < slots_.size(); ++i)
-    complete_slot(i, slots_[i], statuses + i, retired);
+  request_slots(r, n, ts_->request_slots);
+  std::vector<RequestSlot>& retired = retired_slots();
+  for (std::size_t i = 0; i < ts_->request_slots.size(); ++i)
+    complete_slot(i, ts_->request_slots[i], statuses + i, retired);
   rec_->requests.retire(retired);
 }
 
@@ -518,7 +504,7 @@ void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* sta
   if (!r || index == MPI_UNDEFINED || index < 0) return;
   std::size_t seen = 0;
   for (int j = 0; j < index; ++j) seen += r[j] == r[index];
-  std::vector<RequestSlot> retired;
+  std::vector<RequestSlot>& retired = retired_slots();
   complete_slot(static_cast<std::uint64_t>(index), {r[index], seen}, status, retired);
   rec_->requests.retire(retired);
 }
@@ -526,13 +512,13 @@ void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* sta
 void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount, const int* indices,
                          const MPI_Status* statuses) {
   if (outcount == MPI_UNDEFINED || !r || !indices) return;
-  request_slots(r, nreq, slots_);
-  std::vector<RequestSlot> retired;
+  request_slots(r, nreq, ts_->request_slots);
+  std::vector<RequestSlot>& retired = retired_slots();
   for (int k = 0; k < outcount; ++k) {
     const int i = indices[k];
-    if (i < 0 || i >= static_cast<int>(slots_.size())) continue;
-    complete_slot(static_cast<std::uint64_t>(i), slots_[static_cast<std::size_t>(i)], statuses + k,
-                  retired);
+    if (i < 0 || i >= static_cast<int>(ts_->request_slots.size())) continue;
+    complete_slot(static_cast<std::uint64_t>(i), ts_->request_slots[static_cast<std::size_t>(i)],
+                  statuses + k, retired);
   }
   rec_->requests.retire(retired);
 }
@@ -548,7 +534,7 @@ void Call::start_all(std::int64_t n, const MPI_Request* r) {
 }
 
 void Call::release(MPI_Request r) {
-  const RequestSlot slot{r, 0};
+  RequestSlot slot{r, 0};
   rec_->requests.retire({&slot, 1});
 }
 

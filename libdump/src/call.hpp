@@ -20,6 +20,10 @@
 #include "encore/mpi_table.hpp"
 #include "encore/varint.hpp"
 
+// Inlined: a light send hashes a few bytes, less work than a call into the library.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 // The per-call path is a handful of small steps: inlined into every shim, not called.
 #define ENCORE_HOT __attribute__((always_inline)) inline
 
@@ -42,12 +46,16 @@ class Call {
     // large for the room left moves to the scratch buffer (grow()).
     buf_ = ts_->body_cursor();
     cap_ = ts_->body_room();
-    in_place_ = buf_ != nullptr;
+    in_place_ = buf_ != nullptr && cap_ >= kHeadBytes;
     if (!in_place_) {
       buf_ = ts_->scratch.data();
-      cap_ = ts_->scratch.size();
+      cap_ = ts_->scratch.size();  // at least kHeadBytes (ThreadStream)
     }
-    pos_ = 2;  // the head is written by commit()
+    // The head's function id is a constant of the shim; commit() adds the flags.
+    const auto head = static_cast<std::uint32_t>(id) << event_format::kHeadFlagBits;
+    buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
+    buf_[1] = static_cast<std::byte>(head >> 7);
+    pos_ = kHeadBytes;
   }
   ENCORE_HOT ~Call() {
     if (active_) commit();
@@ -68,8 +76,37 @@ class Call {
   ENCORE_HOT void end(int rc) noexcept {
     t2_ = rec_->clock.ticks();
     rc_ = rc;
-    if (rec_->multiple) lock_ = std::unique_lock(rec_->shared_mu);
-    write_times();
+    if (rec_->multiple) lock_shared();
+    if (rc != MPI_SUCCESS) [[unlikely]]
+      put_int(rc);
+  }
+
+  // Fields: scalar arguments written through a local cursor into room reserved once for the
+  // run of them (the generated shims know each field's bound), so the cursor stays in a
+  // register and no field checks the room.
+  struct Fields {
+    std::byte* p;
+    ENCORE_HOT void s(std::int64_t v) noexcept { p += encode_svarint(v, p); }
+    ENCORE_HOT void u(std::uint64_t v) noexcept { p += encode_uvarint(v, p); }
+  };
+  ENCORE_HOT Fields fields(std::size_t bound) noexcept {
+    reserve(bound);
+    return {buf_ + pos_};
+  }
+  ENCORE_HOT void close(Fields w) noexcept { pos_ = static_cast<std::size_t>(w.p - buf_); }
+  static std::uint8_t buf_flag(const void* p) noexcept {
+    using event_format::BufFlag;
+    if (p == MPI_IN_PLACE) return static_cast<std::uint8_t>(BufFlag::in_place);
+    if (p == MPI_BOTTOM) return static_cast<std::uint8_t>(BufFlag::bottom);
+    return static_cast<std::uint8_t>(BufFlag::normal);
+  }
+  ENCORE_HOT std::uint32_t comm_id(MPI_Comm c) const noexcept { return rec_->comm_ids.lookup(c); }
+  std::uint32_t group_id(MPI_Group g) const noexcept { return rec_->group_ids.lookup(g); }
+  ENCORE_HOT std::uint32_t datatype_id(MPI_Datatype t) const noexcept { return rec_->types.id(t); }
+  std::uint32_t op_id(MPI_Op o) const noexcept { return rec_->op_ids.lookup(o); }
+  template <class H>
+  std::uint32_t handle_id(HandleKind k, H h) {
+    return rec_->ids(k).lookup(handle_value(h));
   }
 
   // Scalars and buffers --------------------------------------------------------------------
@@ -152,6 +189,22 @@ class Call {
                           (status_cancelled(s) ? event_format::kStatusCancelled : 0),
                       s->MPI_SOURCE, s->MPI_TAG, status_bytes(s));
   }
+  // The same into fields (at most 32 bytes).
+  ENCORE_HOT void put_status(Fields& w, const MPI_Status* s, bool ignored) noexcept {
+    unsigned bits = ignored ? event_format::kStatusIgnored : 0;
+    if (!s || s == MPI_STATUS_IGNORE) {
+      w.p[0] = static_cast<std::byte>(bits);
+      std::memset(w.p + 1, 0, 4);  // source, tag, count, error: all 0
+      w.p += 5;
+      return;
+    }
+    if (status_cancelled(s)) bits |= event_format::kStatusCancelled;
+    w.u(bits);
+    w.s(s->MPI_SOURCE);
+    w.s(s->MPI_TAG);
+    w.u(static_cast<std::uint64_t>(status_bytes(s)));
+    *w.p++ = std::byte{0};  // error: svarint 0
+  }
   static MPI_Count status_bytes(const MPI_Status* s) noexcept {
     // MPICH keeps the byte count in count_lo and the high bits of count_hi_and_cancelled.
     return (static_cast<MPI_Count>(s->count_hi_and_cancelled >> 1) << 32) +
@@ -183,9 +236,38 @@ class Call {
   }
 
   // Hooks -----------------------------------------------------------------------------------
-  void hash_send(const void* buf, MPI_Count count, MPI_Datatype type);
-  void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
-                       const MPI_Status* status);
+  // Copying or hashing this little contiguous data costs a few ns: such a call still counts
+  // as light (its post-work is estimated, not measured; see commit()), and light sends and
+  // receives are hashed and copied inline.
+  static constexpr std::size_t kLightBytes = 256;
+  ENCORE_HOT void hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
+    if (!rec_->options.send_hashes || count <= 0 || buf == MPI_IN_PLACE) return;
+    TypeInfo& t = rec_->types.info(type);
+    const auto bytes = static_cast<std::size_t>(count * t.size);
+    if (t.contiguous && bytes <= kLightBytes && t2_) [[likely]] {
+      emit_send_hash(XXH3_64bits(static_cast<const std::byte*>(buf) + t.true_lb, bytes), bytes);
+      return;
+    }
+    hash_send_typed(buf, count, type, t);
+  }
+  ENCORE_HOT void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
+                                  const MPI_Status* status) {
+    (void)count;
+    if (!status || status_cancelled(status) || status->MPI_SOURCE == MPI_PROC_NULL) return;
+    const MPI_Count bytes = status_bytes(status);
+    if (bytes <= 0) return;
+    TypeInfo& t = rec_->types.info(type);
+    if (t.size <= 0) return;
+    if (static_cast<std::size_t>(bytes) <= kLightBytes && t.contiguous && t.signature_written &&
+        bytes % t.size == 0 && rec_->payload_on && !rec_->convert_payload) [[likely]] {
+      ts_->append_payload(
+          {static_cast<const std::byte*>(buf) + t.true_lb, static_cast<std::size_t>(bytes)});
+      put_payload_extra(0, t.id, bytes / t.size, static_cast<std::uint64_t>(bytes));
+      return;
+    }
+    // A partial last element is packed whole and cut to the bytes that arrived.
+    capture_typed(buf, (bytes + t.size - 1) / t.size, type, t, 0);
+  }
   void capture(const RecvLayout& layout, std::uint64_t slot = 0);
   void capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot);
   void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
@@ -216,7 +298,7 @@ class Call {
   void end_at(std::uint64_t t2, int rc) noexcept {
     t2_ = t2;
     rc_ = rc;
-    write_times();
+    if (rc != MPI_SUCCESS) put_int(rc);
   }
 
  private:
@@ -232,8 +314,13 @@ class Call {
       grow(n);
   }
   void grow(std::size_t n);
-  void write_times() noexcept;
+  void lock_shared() noexcept {
+    rec_->shared_mu.lock();
+    locked_ = &rec_->shared_mu;
+  }
   void commit() noexcept;
+  void put_call_extras() noexcept;
+  std::size_t encode_times(std::byte* out, std::uint64_t& end_ns) noexcept;
   void read_counters() noexcept;
   void emit_send_hashes();
   ENCORE_HOT void begin_extra(event_format::Extra tag) noexcept {
@@ -241,11 +328,30 @@ class Call {
     put_uint(static_cast<std::uint8_t>(tag));
   }
   void emit_send_hash(std::uint64_t hash, std::uint64_t bytes) noexcept {
-    begin_extra(event_format::Extra::send_hash);
-    reserve(8);
-    store_le(buf_ + pos_, hash);
-    pos_ += 8;
-    put_uint(bytes);
+    extras_ = true;
+    reserve(1 + 8 + kMaxVarintBytes);
+    std::byte* p = buf_ + pos_;
+    p[0] = static_cast<std::byte>(event_format::Extra::send_hash);
+    store_le(p + 1, hash);
+    pos_ += 9 + encode_uvarint(bytes, p + 9);
+  }
+  void hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t);
+  ENCORE_HOT void put_payload_extra(std::uint64_t slot, std::uint32_t type_id, MPI_Count count,
+                                    std::uint64_t bytes) noexcept {
+    extras_ = true;
+    reserve(1 + 4 * kMaxVarintBytes);
+    buf_[pos_++] = static_cast<std::byte>(event_format::Extra::payload);
+    pos_ += encode_uvarint(slot, buf_ + pos_);
+    pos_ += encode_uvarint(type_id, buf_ + pos_);
+    pos_ += encode_uvarint(static_cast<std::uint64_t>(count), buf_ + pos_);
+    pos_ += encode_uvarint(bytes, buf_ + pos_);
+  }
+  void capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
+                     std::uint64_t slot);
+  // The requests a completion call retires (scratch kept with the thread: no allocation).
+  std::vector<RequestSlot>& retired_slots() noexcept {
+    ts_->retired_slots.clear();
+    return ts_->retired_slots;
   }
   void complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
                      std::vector<RequestSlot>& retired);
@@ -264,6 +370,7 @@ class Call {
   void put_members(MPI_Group g);
   void emit_signature(TypeInfo& t);
 
+  static constexpr std::size_t kHeadBytes = 2;  // uvarint head, always 2 bytes
   fn::Id id_;
   Recorder* rec_ = nullptr;
   ThreadStream* ts_ = nullptr;
@@ -275,15 +382,10 @@ class Call {
   std::uint64_t t0_ = 0;  // before pre-work, when a call has any
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
-  std::uint64_t end_ns_ = 0;
-  // gap, duration, overhead: the times column (3 varints, at most 30 bytes; copied whole)
-  std::byte times_[ThreadStream::kTimesSlot];
-  std::size_t times_len_ = 0;
   std::byte* buf_ = nullptr;
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;
-  std::unique_lock<std::mutex> lock_;
-  std::vector<RequestSlot> slots_;
+  std::mutex* locked_ = nullptr;  // the shared tables' lock, held from end() to commit()
 };
 
 }  // namespace encore::dump

@@ -150,7 +150,7 @@ std::vector<SignatureRun> type_signature(MPI_Datatype dt) {
 TypeInfo& Datatypes::info_slow(MPI_Datatype dt) {
   auto [it, fresh] = info_.try_emplace(dt);
   TypeInfo& t = it->second;
-  recent_[next_recent_++ % 4] = {dt, &t};
+  recent_[HandleIds::slot(dt)] = {dt, &t};
   if (!fresh) return t;
   t.id = ids_.lookup(dt);
   MPI_Count size = 0;

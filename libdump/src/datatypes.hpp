@@ -33,13 +33,13 @@ class Datatypes {
   std::uint32_t create(MPI_Datatype dt) { return ids_.create(dt); }
   std::uint32_t release(MPI_Datatype dt) {
     info_.erase(dt);
-    for (auto& r : recent_) r = {};
+    recent_[HandleIds::slot(dt)] = {};
     return ids_.release(dt);
   }
   // Layout and signature, computed on first use.
   TypeInfo& info(MPI_Datatype dt) {
-    for (const auto& r : recent_)
-      if (r.info && r.type == dt) return *r.info;
+    const Recent& r = recent_[HandleIds::slot(dt)];
+    if (r.info && r.type == dt) return *r.info;
     return info_slow(dt);
   }
 
@@ -52,8 +52,7 @@ class Datatypes {
 
   HandleIds ids_;
   std::unordered_map<MPI_Datatype, TypeInfo> info_;  // node-based: pointers stay valid
-  Recent recent_[4];
-  unsigned next_recent_ = 0;
+  Recent recent_[HandleIds::kCacheSlots];            // direct-mapped, as HandleIds
 };
 
 // The element-size signature of `dt` (empty if it cannot be determined).

@@ -36,7 +36,7 @@ std::uint32_t HandleIds::lookup_slow(std::int64_t handle) const noexcept {
   if (auto it = live_.find(handle); it != live_.end()) id = it->second;
   else if (auto f = fixed_.find(handle); f != fixed_.end()) id = f->second;
   if (id != event_format::kUnknownId && id != event_format::kNullId) {
-    recent_[next_slot_++ % 4] = {handle, id};
+    cache_[slot(handle)] = {handle, id};
   }
   return id;
 }
@@ -45,8 +45,7 @@ std::uint32_t HandleIds::create(std::int64_t handle) {
   if (auto f = fixed_.find(handle); f != fixed_.end()) return f->second;
   const std::uint32_t id = next_id_++;
   live_[handle] = id;
-  for (auto& e : recent_)
-    if (e.handle == handle) e = {};
+  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
   return id;
 }
 
@@ -57,8 +56,7 @@ std::uint32_t HandleIds::release(std::int64_t handle) {
     id = it->second;
     live_.erase(it);
   }
-  for (auto& e : recent_)
-    if (e.handle == handle) e = {};
+  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
   return id;
 }
 

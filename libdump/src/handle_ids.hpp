@@ -4,6 +4,7 @@
 // their place in the generated table, so every trace of this library names them the same.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 
@@ -18,14 +19,23 @@ class HandleIds {
 
   // The id of a live handle; kUnknownId if the tool never saw it created.
   std::uint32_t lookup(std::int64_t handle) const noexcept {
-    for (const auto& e : recent_)
-      if (e.handle == handle && e.id) return e.id;
+    const Entry& e = cache_[slot(handle)];
+    if (e.handle == handle && e.id) return e.id;
     return lookup_slow(handle);
   }
   // Gives a newly created handle a fresh id (or its predefined / null id).
   std::uint32_t create(std::int64_t handle);
   // The id of a handle being freed; its value may now be reused for another object.
   std::uint32_t release(std::int64_t handle);
+
+  // A direct-mapped cache: one load and one compare per lookup. MPICH's handles keep their
+  // index in the low bits (and the size of a predefined datatype in bits 8-15); a pointer
+  // handle's low bits are alignment, hence the mixing.
+  static constexpr std::size_t kCacheSlots = 64;
+  static std::size_t slot(std::int64_t handle) noexcept {
+    const auto h = static_cast<std::uint64_t>(handle);
+    return (h ^ (h >> 4) ^ (h >> 8)) & (kCacheSlots - 1);
+  }
 
  private:
   struct Entry {
@@ -36,8 +46,7 @@ class HandleIds {
 
   std::unordered_map<std::int64_t, std::uint32_t> fixed_;  // null and predefined handles
   std::unordered_map<std::int64_t, std::uint32_t> live_;
-  mutable Entry recent_[4];  // a tiny cache: programs use a handful of comms and types
-  mutable unsigned next_slot_ = 0;
+  mutable Entry cache_[kCacheSlots];  // id 0: empty
   std::uint32_t next_id_ = event_format::kFirstDynamicId;
 };
 

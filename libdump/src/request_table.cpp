@@ -18,17 +18,16 @@ RequestInfo* RequestTable::find(RequestSlot slot) {
   return &it->second[slot.occurrence];
 }
 
-void RequestTable::retire(std::span<const RequestSlot> done) {
+void RequestTable::retire(std::span<RequestSlot> done) {
   // Highest occurrence first, so erasing one does not shift the others.
-  std::vector<RequestSlot> order(done.begin(), done.end());
-  std::sort(order.begin(), order.end(), [](const RequestSlot& a, const RequestSlot& b) {
-    return a.occurrence > b.occurrence;
-  });
-  for (const RequestSlot& s : order) {
+  std::sort(done.begin(), done.end(),
+            [](const RequestSlot& a, const RequestSlot& b) { return a.occurrence > b.occurrence; });
+  for (const RequestSlot& s : done) {
     const auto it = live_.find(s.handle);
     if (it == live_.end() || s.occurrence >= it->second.size()) continue;
+    // An emptied entry stays: MPICH hands the same few handle values out again, and keeping
+    // it saves a map node and a vector per request.
     it->second.erase(it->second.begin() + static_cast<std::ptrdiff_t>(s.occurrence));
-    if (it->second.empty()) live_.erase(it);
   }
 }
 

@@ -42,8 +42,9 @@ class RequestTable {
   // The request the current call just created with this handle.
   RequestInfo* newest(MPI_Request r);
   RequestInfo* find(RequestSlot slot);
-  // Forgets completed or freed requests (all of one call at once, so occurrences stay valid).
-  void retire(std::span<const RequestSlot> done);
+  // Forgets completed or freed requests (all of one call at once, so occurrences stay valid;
+  // `done` is reordered).
+  void retire(std::span<RequestSlot> done);
 
  private:
   std::unordered_map<MPI_Request, std::vector<RequestInfo>> live_;

@@ -10,7 +10,7 @@ ThreadStream::ThreadStream(std::uint16_t index, SegmentPool& pool) : index_(inde
   ev_->reset({});
   pl_ = pool_.acquire(StreamKind::payload, true, stalled);
   pl_->reset({});
-  scratch.reserve(4096);
+  scratch.resize(4096);  // Call writes an event's head there before any reserve
 }
 
 void ThreadStream::seal(Segment* s, bool events) {

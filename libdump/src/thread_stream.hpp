@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "counters.hpp"
+#include "request_table.hpp"
 #include "segment.hpp"
 #include "segment_pool.hpp"
 
@@ -44,16 +45,17 @@ class ThreadStream {
     ev_->publish({ev_used_, events_, end_ns, payload_, ev_times_});
   }
   // Encoding in place: a call writes its body straight into the current events segment, past
-  // the published mark (the writer never reads there), and commits it without a copy. The
-  // times are copied as a fixed kTimesSlot-byte block, so that much room must be left.
+  // the published mark (the writer never reads there), and its times likewise into the times
+  // region (at most kTimesSlot bytes), and commits them without a copy.
   static constexpr std::size_t kTimesSlot = 32;
   std::byte* body_cursor() noexcept { return ev_ ? ev_->body_data() + ev_used_ : nullptr; }
   std::size_t body_room() const noexcept { return ev_ ? ev_->body_capacity() - ev_used_ : 0; }
   bool times_fit() const noexcept { return ev_ && ev_times_ + kTimesSlot <= ev_->times_capacity(); }
-  // Commits the body already at body_cursor() (`body` bytes) and `times_len` bytes of `times`.
-  void commit_in_place(const std::byte (&times)[kTimesSlot], std::size_t times_len,
-                       std::size_t body, std::uint64_t end_ns) noexcept {
-    std::memcpy(ev_->times_data() + ev_times_, times, kTimesSlot);
+  // Where the next event's times go (when times_fit()).
+  std::byte* times_cursor() noexcept { return ev_->times_data() + ev_times_; }
+  // Commits the body already at body_cursor() (`body` bytes) and the `times_len` bytes at
+  // times_cursor().
+  void commit_in_place(std::size_t times_len, std::size_t body, std::uint64_t end_ns) noexcept {
     ev_times_ += times_len;
     ev_used_ += body;
     ++events_;
@@ -64,8 +66,16 @@ class ThreadStream {
   std::uint64_t append_payload(std::span<const std::byte> bytes) {
     if (pl_used_ + bytes.size() > pl_->capacity()) return append_payload_split(bytes);
     const std::uint64_t at = payload_;
-    std::memcpy(pl_->data() + pl_used_, bytes.data(), bytes.size());
-    commit_payload(bytes.size());
+    std::byte* to = pl_->data() + pl_used_;
+    const std::size_t n = bytes.size();
+    if (n >= 8 && n <= 16) {
+      // A light receive: two overlapping 8-byte moves, not a call into the library.
+      std::memcpy(to, bytes.data(), 8);
+      std::memcpy(to + n - 8, bytes.data() + n - 8, 8);
+    } else {
+      std::memcpy(to, bytes.data(), n);
+    }
+    commit_payload(n);
     return at;
   }
   // Room for `n` payload bytes written in place (at most one segment): the caller fills
@@ -116,6 +126,8 @@ class ThreadStream {
   std::vector<std::byte> pack_buf;            // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
   std::vector<int> request_scratch;           // request handles before a completion call
+  std::vector<RequestSlot> request_slots;     // a request array's slots (Call)
+  std::vector<RequestSlot> retired_slots;     // requests a completion call retires (Call)
   struct PendingHash {
     std::uint64_t hash;
     std::uint64_t bytes;

@@ -255,14 +255,45 @@ def _root_expr(params):
     return "c.is_root(root, comm)" if "root" in names and "comm" in names else "true"
 
 
+# Scalar roles written through a local cursor (Call::Fields) into room reserved once per run
+# of them: the expression written and the most bytes it can take.
+def _field(p, role):
+    n = p.name if p else "result"
+    if role.startswith("buf_"):
+        return f"w.u(c.buf_flag({n}));", 1
+    if role in ("count", "peer", "root", "tag", "value", "aint", "ret_aint"):
+        return f"w.s({n});", 10
+    if role in ("int_out", "aint_out"):
+        return f"w.s({n} ? static_cast<std::int64_t>(*{n}) : 0);", 10
+    if role in ("comm", "group", "datatype", "op"):
+        return f"w.u(c.{role}_id({n}));", 5
+    if role == "handle":
+        return f"w.u(c.handle_id(HandleKind::{handle_kind(p.ctype)}, {n}));", 5
+    if role == "status_in":
+        return f"c.put_status(w, {n}, false);", 32
+    return None
+
+
 def _encode(f, params):
-    """Statements that encode the arguments, in table order."""
+    """Statements that encode the arguments, in table order: (role, statement, field bound);
+    the bound is None for statements that reserve their own room."""
     out = []
     for p, role, length, flags in params:
         n = p.name if p else "result"
         root_guard = _root_expr(params) if "root_only" in flags else None
         if role == "opaque":
             continue
+        if not root_guard and (field := _field(p, role)):
+            out.append((role, *field))
+            continue
+        if not root_guard and role == "status_out":
+            enc = overlay.status_encoder(f.name)
+            if not enc:
+                out.append((role, f"c.put_status(w, {n}, {n}_user == MPI_STATUS_IGNORE);", 32))
+                continue
+            if enc.startswith("c.put_status("):  # a probe's: a plain status, or none
+                out.append((role, enc.replace("c.put_status(", "c.put_status(w, ", 1), 32))
+                continue
         if role.startswith("buf_"):
             stmt = f"c.put_buf({n});"
         elif role in ("count", "peer", "root", "tag", "value", "aint", "ret_aint"):
@@ -327,8 +358,29 @@ def _encode(f, params):
             raise ValueError(f"{f.name}: role {role} has no encoder")
         if root_guard:
             stmt = f"if ({root_guard}) {{ {stmt} }} else {{ c.put_absent(Role::{role}); }}"
-        out.append((role, stmt))
+        out.append((role, stmt, None))
     return out
+
+
+def _blocks(encoded, indent):
+    """The statements, each run of fields in one block with its room reserved once."""
+    lines, run = [], []
+
+    def flush():
+        if run:
+            bound = sum(b for _, b in run)
+            body = " ".join(s for s, _ in run)
+            lines.append(f"{indent}{{ auto w = c.fields({bound}); {body} c.close(w); }}")
+            run.clear()
+
+    for _, stmt, bound in encoded:
+        if bound is None:
+            flush()
+            lines.append(f"{indent}{stmt}")
+        else:
+            run.append((stmt, bound))
+    flush()
+    return lines
 
 
 _OUT_ROLES = {"int_out", "aint_out", "int_array_out", "aint_array_out", "comm_out", "group_out",
@@ -379,12 +431,12 @@ def emit_shim(f, modelled, params):
     body.append(f"  c.end({'rc' if ret == 'int' else '0'});")
     if modelled:
         encoded = _encode(f, params)
-        ins = [s for r, s in encoded if r not in _OUT_ROLES]
-        outs = [s for r, s in encoded if r in _OUT_ROLES]
-        body += [f"  {s}" for s in ins]
+        ins = [e for e in encoded if e[0] not in _OUT_ROLES]
+        outs = [e for e in encoded if e[0] in _OUT_ROLES]
+        body += _blocks(ins, "  ")
         if outs or post:
             body.append(f"  if (c.ok()) {{")
-            body += [f"    {s}" for s in outs]
+            body += _blocks(outs, "    ")
             if post:
                 body.append(f"    {post}")
             body.append("  }")

@@ -54,3 +54,28 @@ TEST(HandleIds, CacheDoesNotOutliveARelease) {
   EXPECT_EQ(types.lookup(0x4c000999), ef::kUnknownId);
   EXPECT_NE(types.create(0x4c000999), id);
 }
+
+TEST(HandleIds, HandlesSharingACacheSlotKeepTheirIds) {
+  // The cache is direct-mapped: find created handles that land in the same slot.
+  HandleIds comms(HandleKind::comm);
+  const std::int64_t a = 0x84000001;
+  std::int64_t b = a + 1;
+  while (HandleIds::slot(b) != HandleIds::slot(a)) ++b;
+  std::int64_t c = b + 1;
+  while (HandleIds::slot(c) != HandleIds::slot(a)) ++c;
+  const auto ida = comms.create(a);
+  const auto idb = comms.create(b);
+  const auto idc = comms.create(c);
+  for (int round = 0; round < 3; ++round) {  // each lookup evicts the other from the cache
+    EXPECT_EQ(comms.lookup(a), ida);
+    EXPECT_EQ(comms.lookup(b), idb);
+    EXPECT_EQ(comms.lookup(a), ida);
+    EXPECT_EQ(comms.lookup(c), idc);
+  }
+  EXPECT_EQ(comms.release(b), idb);
+  EXPECT_EQ(comms.lookup(b), ef::kUnknownId);
+  EXPECT_EQ(comms.lookup(a), ida);
+  EXPECT_EQ(comms.lookup(c), idc);
+  // A predefined handle in a slot a created one used keeps its fixed id.
+  EXPECT_EQ(comms.lookup(MPI_COMM_WORLD), HandleIds(HandleKind::comm).lookup(MPI_COMM_WORLD));
+}

@@ -26,6 +26,9 @@ TEST(Varint, KnownEncodings) {
   EXPECT_EQ(encode(127), bytes({0x7f}));
   EXPECT_EQ(encode(128), bytes({0x80, 0x01}));
   EXPECT_EQ(encode(300), bytes({0xac, 0x02}));
+  // The edges of the encoder's one- and two-byte shortcuts.
+  EXPECT_EQ(encode(16383), bytes({0xff, 0x7f}));
+  EXPECT_EQ(encode(16384), bytes({0x80, 0x80, 0x01}));
   EXPECT_EQ(encode(std::uint64_t{1} << 63),
             bytes({0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}));
   EXPECT_EQ(encode(UINT64_MAX),

@@ -17,6 +17,16 @@ inline constexpr std::size_t kMaxVarintBytes = 10;
 // kMaxVarintBytes. Returns the number of bytes written. Inline: the capture
 // hot path encodes several of these per MPI call.
 inline std::size_t encode_uvarint(std::uint64_t v, std::byte* out) noexcept {
+  // Most fields (ids, counts, tags, times in ns) take one or two bytes: no loop for those.
+  if (v < 0x80) {
+    out[0] = static_cast<std::byte>(v);
+    return 1;
+  }
+  if (v < 0x4000) {
+    out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(v) | 0x80u);
+    out[1] = static_cast<std::byte>(v >> 7);
+    return 2;
+  }
   std::size_t n = 0;
   while (v >= 0x80) {
     out[n++] = static_cast<std::byte>(static_cast<std::uint8_t>(v) | 0x80u);
