@@ -11,7 +11,10 @@ The examples run at sizes where that span is a few tenths of a second (--args to
 For each example, with runs alternated (plain, recorded, plain, ...) and medians [min .. max]:
   plain     the uninstrumented run's span;
   model     each model with compute as captured (no replay): the models' own error;
-  replayed  every rank replayed (`encore replay -o`), both models;            goal <= 1 %
+  replayed  every rank replayed (`encore replay -o`), one after the other, both models;
+                                                                              goal <= 1 %
+  together  every rank replayed at once, one per core as the real run had them, so what
+            co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
   one rank  rank 0 replayed, rank 1 inferred from it;                         goal <= 3 %
   slower    replays with the replaying process in a CPU-quota cgroup (50 % of a core, 10 ms
             period by default), against plain runs with every rank limited the same way;
@@ -32,8 +35,8 @@ import tempfile
 CGROUP_CPU = pathlib.Path("/sys/fs/cgroup/cpu")
 QUOTA = [5000, 10000]  # us of CPU per period: 50 % of a core (--period-us changes both)
 # Sizes where the program's span is a few tenths of a second on this machine.
-DEFAULT_ARGS = {"halo2d": "512 200", "ring": "20 20000", "collectives": "4096",
-                "master_worker": "256 16 512"}
+DEFAULT_ARGS = {"halo2d": "1024 400", "ring": "100 200000", "collectives": "1048576",
+                "master_worker": "512 16 1024"}
 
 
 def run(cmd, check=True, **kw):
@@ -109,11 +112,24 @@ def replay(tool, trace, rank, out, program, limit=False):
     run(limited(cmd, f"replay{rank}") if limit else cmd)
 
 
+def replay_together(tool, trace, outs, program):
+    """Every rank's replay at once, one per core as in the real run, so that what co-running
+    ranks do to each other (shared cache, memory bandwidth) is in the measured compute too."""
+    procs = [subprocess.Popen([str(c) for c in [tool, "replay", "--rank", r, trace, "-o", out,
+                                                "--", *program]],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for r, out in enumerate(outs)]
+    for p in procs:
+        _, err = p.communicate(timeout=900)
+        if p.returncode != 0:
+            raise SystemExit(f"replay failed ({p.returncode}):\n{err}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--examples", default="halo2d,ring,collectives")
+    ap.add_argument("--examples", default="halo2d,ring,collectives,master_worker")
     ap.add_argument("--period-us", type=int, default=QUOTA[1],
                     help="CPU-quota cgroup period (the quota is half of it)")
     ap.add_argument("--args", default="",
@@ -140,7 +156,8 @@ def main():
         for name in a.examples.split(","):
             program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
             err = {k: [] for k in ("model loggps", "model logged", "replayed loggps",
-                                   "replayed logged", "one rank loggps", "slower loggps")}
+                                   "replayed logged", "one rank loggps", "together loggps",
+                                   "together logged", "slower loggps")}
             plain_s = []
             for i in range(a.runs):
                 plain = plain_span([mpiexec, "-n", 2, *program], probe, tmp)
@@ -159,6 +176,11 @@ def main():
                             100 * (predict(tool, trace, model, profiles) - plain) / plain)
                     err["one rank loggps"].append(
                         100 * (predict(tool, trace, "loggps", profiles[:1]) - plain) / plain)
+                    together = [tmp / f"{name}-{i}-t{r}" for r in (0, 1)]
+                    replay_together(tool, trace, together, program)
+                    for model in ("loggps", "logged"):
+                        err[f"together {model}"].append(
+                            100 * (predict(tool, trace, model, together) - plain) / plain)
                 if with_cgroup:
                     slow_plain = plain_span([mpiexec, "-n", 2, *limited(program, "rank")], probe,
                                             tmp)
