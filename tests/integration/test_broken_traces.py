@@ -113,10 +113,17 @@ class BrokenTraces(unittest.TestCase):
     def setUpClass(cls):
         harness.TMP_ROOT.mkdir(parents=True, exist_ok=True)
         cls.root = pathlib.Path(tempfile.mkdtemp(prefix="broken-", dir=harness.TMP_ROOT))
-        # Enough laps and a short flush interval for several events chunks per rank.
+        # A short flush interval and enough laps for several events chunks per rank. How many
+        # laps that takes depends on the machine's speed (a flush every 10 ms), so the run is
+        # lengthened until every rank has at least 3.
         cls.base = cls.root / "base"
-        harness.record(cls.base, 2, harness.example("ring"), 2000, 100,
-                       options=("--flush-ms", "10", "--quiet"))
+        for laps in (2000, 20000, 200000):
+            shutil.rmtree(cls.base, ignore_errors=True)
+            harness.record(cls.base, 2, harness.example("ring"), laps, 100,
+                           options=("--flush-ms", "10", "--quiet"))
+            if all(len([c for c in chunks(cls.base / f"rank-0000{r}.events") if c[1] == 1]) >= 3
+                   for r in (0, 1)):
+                break
         # The same with raw (uncompressed) chunks, for the fuzz test.
         cls.raw = cls.root / "raw"
         harness.record(cls.raw, 2, harness.example("ring"), 20, 10,
