@@ -22,45 +22,10 @@ void Call::grow(std::size_t n) {
   cap_ = scratch.size();
 }
 
-// Gap, duration and overhead of the event (3 uvarints, at most 30 bytes) into `out`; sets the
-// event's corrected end. Times are converted once each (absolute, so rounding never
-// accumulates).
-ENCORE_HOT std::size_t Call::encode_times(std::byte* out, std::uint64_t& end_ns) noexcept {
-  const Clock& clk = rec_->clock;
-  const std::uint64_t n1 = clk.to_ns(t1_);
-  const std::uint64_t n2 = clk.to_ns(t2_);
-  const std::uint64_t n0 = t0_ ? clk.to_ns(t0_) : n1;
-  const std::uint64_t gap = n0 > ts_->last_t3_ns ? n0 - ts_->last_t3_ns : 0;
-  const std::uint64_t dur = n2 > n1 ? n2 - n1 : 0;
-  const std::uint64_t overhead = (ts_->last_t3_ns - ts_->last_t2_ns) + (n1 - n0);
-  end_ns = ts_->last_end_ns + gap + dur;
-  ts_->last_end_ns = end_ns;
-  ts_->last_t2_ns = n2;
-  ts_->overhead_ns += overhead;
-  std::size_t n = encode_uvarint(gap, out);
-  n += encode_uvarint(dur, out + n);
-  return n + encode_uvarint(overhead, out + n);
-}
-
 void Call::read_counters() noexcept {
   if (!t0_) mark_pre_work();
   ts_->counters.read_segment(ts_->counter_deltas);
 }
-
-namespace {
-
-// Records one measured light tail; returns the median of the samples kept.
-std::uint64_t sample_light_tail(ThreadStream& ts, std::uint64_t tail) noexcept {
-  constexpr unsigned kKept = ThreadStream::kTailSamples;
-  ts.tail_samples[ts.tail_count++ % kKept] = tail;
-  const unsigned n = std::min(ts.tail_count, kKept);
-  std::uint64_t sorted[kKept];
-  std::copy_n(ts.tail_samples, n, sorted);
-  std::nth_element(sorted, sorted + n / 2, sorted + n);
-  return sorted[n / 2];
-}
-
-}  // namespace
 
 void Call::put_call_extras() noexcept {
   heavy_ = true;
@@ -90,14 +55,12 @@ void Call::commit() noexcept {
   // The flags are the head's low bits, in its first byte (the id was written at the start).
   if (rc_ != MPI_SUCCESS) buf_[0] |= std::byte{event_format::kHasError};
   if (extras_) buf_[0] |= std::byte{event_format::kHasExtras};
-  std::uint64_t end_ns = 0;
+  const RawTimes times{ts_->prev_t3, t0_, t1_, t2_, ts_->prev_flags};
   if (in_place_ && ts_->times_fit()) [[likely]] {
-    // Times straight into the segment's times region, the body is already in place.
-    const std::size_t times = encode_times(ts_->times_cursor(), end_ns);
-    ts_->commit_in_place(times, pos_, end_ns);
+    // The body is already in place; the raw times go to the segment's times region.
+    *ts_->times_cursor() = times;
+    ts_->commit_in_place(pos_);
   } else {
-    std::byte times[ThreadStream::kTimesSlot];
-    const std::size_t len = encode_times(times, end_ns);
     if (in_place_) {
       // No room for the times: the event moves to a new segment, from a copy (the writer may
       // recycle the old segment as soon as it is sealed).
@@ -106,24 +69,23 @@ void Call::commit() noexcept {
       std::memcpy(scratch.data(), buf_, pos_);
       buf_ = scratch.data();
     }
-    ts_->append_event({times, len}, {buf_, pos_}, end_ns);
+    ts_->append_event(times, {buf_, pos_});
   }
   if (locked_) locked_->unlock();
   // The clock read that closes our work costs as much as the rest of a light call's
   // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
-  // stalls) and on one light call in kTailSample; the other light calls are charged the
-  // median of the last sampled ones (a sample the scheduler stretched is charged only to its
-  // own call).
+  // stalls) and on one light call in kTailSample; the writer charges the other light calls
+  // the median of the last sampled ones (TimeEncoder).
   constexpr unsigned kTailSample = 64;
-  if (heavy_ || ++ts_->light_calls >= kTailSample) {
-    const std::uint64_t t3 = rec_->clock.to_ns(rec_->clock.ticks());
+  if (heavy_ || ++ts_->light_calls >= kTailSample) [[unlikely]] {
+    ts_->prev_t3 = rec_->clock.ticks();
+    ts_->prev_flags = RawTimes::kPrevMeasured;
     if (!heavy_) {
       ts_->light_calls = 0;
-      ts_->light_tail_ns = sample_light_tail(*ts_, t3 - ts_->last_t2_ns);
+      ts_->prev_flags |= RawTimes::kPrevLightSample;
     }
-    ts_->last_t3_ns = t3;
   } else {
-    ts_->last_t3_ns = ts_->last_t2_ns + ts_->light_tail_ns;
+    ts_->prev_flags = 0;
   }
   ts_->in_tool = false;
 }
@@ -368,9 +330,8 @@ std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype t
 
 // The packed bytes of `count` elements: a view of the program's memory when contiguous (the
 // light calls' case, inlined), else packed into `scratch`.
-ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count,
-                                             MPI_Datatype type, const TypeInfo& t,
-                                             std::vector<std::byte>& scratch) {
+ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count, MPI_Datatype type,
+                                             const TypeInfo& t, std::vector<std::byte>& scratch) {
   const auto bytes = static_cast<std::size_t>(count * t.size);
   if (bytes == 0) return {};
   if (t.contiguous) return {static_cast<const std::byte*>(buf) + t.true_lb, bytes};
@@ -441,13 +402,21 @@ void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, T
   put_payload_extra(slot, t.id, count, data.size());
 }
 
+void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type) {
+  mark_pre_work();
+  if (!rec_->multiple) return hash_send(buf, count, type);
+  // Not held across the PMPI call: another thread may have to run for it to complete.
+  std::lock_guard lock(rec_->shared_mu);
+  hash_send(buf, count, type);
+}
+
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                          bool persistent) {
   RequestInfo* info = rec_->requests.newest(r);
   if (!info) return;
   info->kind = RequestKind::recv;
   info->persistent = persistent;
-  info->layout = {{buf, count, type}};
+  info->recv = {buf, count, type};
 }
 
 void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
@@ -475,7 +444,7 @@ void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Stat
   if (!info) return;
   if (info->kind == RequestKind::recv && status && status != MPI_STATUS_IGNORE &&
       !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
-    const RecvBlock& b = info->layout.front();
+    const RecvBlock& b = info->recv;
     const MPI_Count bytes = status_bytes(status);
     TypeInfo& t = rec_->types.info(b.type);
     if (bytes > 0 && t.size > 0)

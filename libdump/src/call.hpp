@@ -3,9 +3,11 @@
 // call means beyond its arguments: received payloads, send hashes, request bookkeeping. The
 // destructor commits the event to the thread's stream.
 //
-// Timing: three clock reads per call (before PMPI, after PMPI, after our own work). What the
-// tool spends after PMPI is charged as overhead to the next event, so corrected timestamps
-// exclude it (the seed's s'_k = s_k - sum_{i<k} o_i).
+// Timing: two clock reads per call (before and after PMPI), a third after our own work on heavy
+// calls and one light call in 64. The raw ticks go to the thread's segment as they are
+// (RawTimes); the writer thread turns them into gap, duration and overhead, charging what the
+// tool spends after PMPI to the next event, so corrected timestamps exclude it (the seed's
+// s'_k = s_k - sum_{i<k} o_i).
 #pragma once
 
 #include <cstdint>
@@ -250,6 +252,9 @@ class Call {
     }
     hash_send_typed(buf, count, type, t);
   }
+  // A send hash taken before the PMPI call (the buffer is overwritten by it): timed as
+  // pre-work, and under the shared tables' lock like the rest of the recording.
+  void hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type);
   ENCORE_HOT void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
                                   const MPI_Status* status) {
     (void)count;
@@ -320,7 +325,6 @@ class Call {
   }
   void commit() noexcept;
   void put_call_extras() noexcept;
-  std::size_t encode_times(std::byte* out, std::uint64_t& end_ns) noexcept;
   void read_counters() noexcept;
   void emit_send_hashes();
   ENCORE_HOT void begin_extra(event_format::Extra tag) noexcept {

@@ -9,6 +9,7 @@
 
 #include "clock_sync.hpp"
 #include "crash_guard.hpp"
+
 #include "encore/error.hpp"
 #include "encore/manifest.hpp"
 #include "encore/trace_dir.hpp"
@@ -16,7 +17,8 @@
 namespace encore::dump {
 
 std::atomic<Recorder*> Recorder::instance_{nullptr};
-constinit thread_local ThreadStream* tls_stream __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadStream* tls_stream __attribute__((tls_model("initial-exec"))) =
+    nullptr;
 
 Clock& capture_clock() noexcept {
   static Clock clock(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic);
@@ -58,16 +60,17 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
   m.function_table.hash = std::string(kFunctionTableHash);
   for (const auto& f : function_table()) m.function_table.functions.emplace_back(f.name);
   const Options& o = rec.options;
-  m.options = {{"payload_ranks", o.payload_ranks},
-               {"callsites", o.callsites},
-               {"callsite_depth", o.callsite_depth},
-               {"payload_byte_order", std::string(o.payload_order == PayloadOrder::native ? "native"
-                                                  : o.payload_order == PayloadOrder::big ? "big"
-                                                                                         : "little")},
-               {"zstd_level", o.event_level},
-               {"memory_budget_bytes", o.memory_budget},
-               {"flush_interval_ms", o.flush_interval_ns / 1'000'000},
-               {"send_hashes", o.send_hashes}};
+  m.options = {
+      {"payload_ranks", o.payload_ranks},
+      {"callsites", o.callsites},
+      {"callsite_depth", o.callsite_depth},
+      {"payload_byte_order", std::string(o.payload_order == PayloadOrder::native ? "native"
+                                         : o.payload_order == PayloadOrder::big  ? "big"
+                                                                                 : "little")},
+      {"zstd_level", o.event_level},
+      {"memory_budget_bytes", o.memory_budget},
+      {"flush_interval_ms", o.flush_interval_ns / 1'000'000},
+      {"send_hashes", o.send_hashes}};
   m.papi.requested = o.papi_events;
   m.papi.available = rec.counters_on;
   m.papi.reason = rec.counter_setup.reason;
@@ -82,7 +85,8 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
     info.host = rep.host;
     info.pid = rep.pid;
     info.byte_order = static_cast<ByteOrder>(rep.byte_order);
-    info.sizes = {rep.sizes[0], rep.sizes[1], rep.sizes[2], rep.sizes[3], rep.sizes[4], rep.sizes[5]};
+    info.sizes = {rep.sizes[0], rep.sizes[1], rep.sizes[2],
+                  rep.sizes[3], rep.sizes[4], rep.sizes[5]};
     info.clock_offset_ns = rep.clock_offset_ns;
     m.ranks.push_back(info);
   }
@@ -97,8 +101,7 @@ Manifest& rank0_manifest() {
 
 }  // namespace
 
-Recorder::Recorder(const Options& o, Clock clk)
-    : options(o), clock(clk), pool(o.memory_budget) {}
+Recorder::Recorder(const Options& o, Clock clk) : options(o), clock(clk), pool(o.memory_budget) {}
 
 HandleIds& Recorder::ids(HandleKind kind) {
   auto& slot = other_ids[static_cast<int>(kind)];
@@ -129,8 +132,10 @@ ThreadStream* Recorder::register_thread() {
   // start put all its times off by that start once it had a second chunk.)
   ThreadStream* s = stream.get();
   if (counters_on && !s->counters.start(options.papi_events)) {
-    std::fprintf(stderr, "encore: rank %d: PAPI refused an event set for a new thread; its "
-                 "counters read as 0\n", rank);
+    std::fprintf(stderr,
+                 "encore: rank %d: PAPI refused an event set for a new thread; its "
+                 "counters read as 0\n",
+                 rank);
   }
   threads_.push_back(std::move(stream));
   s->on_seal = [w = writer.get()] { w->notify(); };
@@ -140,10 +145,7 @@ ThreadStream* Recorder::register_thread() {
 }
 
 std::uint64_t Recorder::total_overhead_ns() {
-  std::lock_guard lock(threads_mu_);
-  std::uint64_t sum = 0;
-  for (const auto& t : threads_) sum += t->overhead_ns;
-  return sum;
+  return writer->overhead_ns();  // after flush_now(): every event so far
 }
 
 void Recorder::start(int thread_level) {
@@ -174,7 +176,7 @@ void Recorder::start(int thread_level) {
         dir.events_path(static_cast<std::uint32_t>(rec->rank)),
         dir.payload_path(static_cast<std::uint32_t>(rec->rank)),
         static_cast<std::uint32_t>(rec->rank), opts.payload_byte_order(), opts.event_level,
-        opts.payload_level, opts.flush_interval_ns, rec->pool);
+        opts.payload_level, opts.flush_interval_ns, rec->pool, rec->clock);
   } catch (const Error& e) {
     std::fprintf(stderr, "encore: rank %d cannot write its trace: %s\n", rec->rank, e.what());
     ok = 0;
@@ -193,8 +195,8 @@ void Recorder::start(int thread_level) {
   PMPI_Get_processor_name(mine.host, &len);
   mine.pid = getpid();
   mine.byte_order = static_cast<std::uint8_t>(host_byte_order());
-  const std::uint8_t sizes[6] = {sizeof(int), sizeof(long), sizeof(void*), sizeof(MPI_Aint),
-                                 sizeof(MPI_Offset), sizeof(MPI_Count)};
+  const std::uint8_t sizes[6] = {sizeof(int),      sizeof(long),       sizeof(void*),
+                                 sizeof(MPI_Aint), sizeof(MPI_Offset), sizeof(MPI_Count)};
   std::copy(std::begin(sizes), std::end(sizes), mine.sizes);
   mine.clock_offset_ns = estimate_clock_offset(rec->clock, rec->rank, rec->nprocs);
   std::vector<RankReport> reports(static_cast<std::size_t>(rec->rank == 0 ? rec->nprocs : 0));
@@ -269,8 +271,10 @@ void Recorder::after_finalize(const FinalizeReport& report) {
     std::fprintf(stderr, "encore: cannot write the manifest: %s\n", e.what());
   }
   if (report.failed_ranks) {
-    std::fprintf(stderr, "encore: the trace of %d rank(s) is cut short (see the lines above); "
-                 "`encore check %s` shows where\n", report.failed_ranks, options.trace_dir.c_str());
+    std::fprintf(stderr,
+                 "encore: the trace of %d rank(s) is cut short (see the lines above); "
+                 "`encore check %s` shows where\n",
+                 report.failed_ranks, options.trace_dir.c_str());
   }
   if (!options.quiet) {
     const double ratio =

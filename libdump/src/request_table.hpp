@@ -5,8 +5,6 @@
 // oldest request still outstanding with that value.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <span>
 #include <unordered_map>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "recv_layout.hpp"
+#include <mpi.h>
 
 namespace encore::dump {
 
@@ -24,7 +23,8 @@ struct RequestInfo {
   std::uint64_t event = 0;  // index of the creating event in its thread's stream
   RequestKind kind = RequestKind::other;
   bool persistent = false;
-  RecvLayout layout;        // recv: the posted buffer; collective: its receive blocks
+  RecvBlock recv{};                // recv: the posted buffer (inline: no allocation per receive)
+  RecvLayout layout;               // collective: its receive blocks
   const void* send_buf = nullptr;  // persistent sends: hashed at every MPI_Start
   MPI_Count send_count = 0;
   MPI_Datatype send_type = MPI_DATATYPE_NULL;

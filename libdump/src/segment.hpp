@@ -15,11 +15,10 @@ namespace encore::dump {
 
 // Where a stream stands after some event: bytes used in the current segment (for events: in
 // its body region, and `times` in its times region), events written by the thread so far,
-// corrected end time of the last event, payload bytes written so far.
+// payload bytes written so far.
 struct Mark {
   std::uint64_t bytes = 0;
   std::uint64_t events = 0;
-  std::uint64_t end_ns = 0;
   std::uint64_t payload = 0;
   std::uint64_t times = 0;
 };
@@ -34,15 +33,14 @@ class Segment {
   std::byte* data() noexcept { return data_.get(); }
   const std::byte* data() const noexcept { return data_.get(); }
 
-  // An events segment keeps the timing fields of its events apart from the rest (they are
-  // noise that compresses on its own; mixed in, they spoil the compression of the rest): the
-  // first quarter holds times, the remainder the event bodies.
-  std::size_t times_capacity() const noexcept { return capacity_ / 4; }
+  // An events segment keeps the raw times of its events (fixed-size records the writer
+  // encodes) apart from their bodies: the first half holds times, the second the bodies.
+  std::size_t times_capacity() const noexcept { return capacity_ / 2; }
   std::byte* times_data() noexcept { return data_.get(); }
   const std::byte* times_data() const noexcept { return data_.get(); }
-  std::size_t body_capacity() const noexcept { return capacity_ - capacity_ / 4; }
-  std::byte* body_data() noexcept { return data_.get() + capacity_ / 4; }
-  const std::byte* body_data() const noexcept { return data_.get() + capacity_ / 4; }
+  std::size_t body_capacity() const noexcept { return capacity_ - capacity_ / 2; }
+  std::byte* body_data() noexcept { return data_.get() + capacity_ / 2; }
+  const std::byte* body_data() const noexcept { return data_.get() + capacity_ / 2; }
 
   // Producer: publish a new mark (only ever growing).
   void publish(const Mark& m) noexcept {
@@ -51,7 +49,6 @@ class Segment {
     std::atomic_thread_fence(std::memory_order_release);
     bytes_.store(m.bytes, std::memory_order_relaxed);
     events_.store(m.events, std::memory_order_relaxed);
-    end_ns_.store(m.end_ns, std::memory_order_relaxed);
     payload_.store(m.payload, std::memory_order_relaxed);
     times_.store(m.times, std::memory_order_relaxed);
     seq_.store(s + 2, std::memory_order_release);
@@ -62,8 +59,7 @@ class Segment {
     for (;;) {
       const auto s1 = seq_.load(std::memory_order_acquire);
       Mark m{bytes_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
-             end_ns_.load(std::memory_order_relaxed), payload_.load(std::memory_order_relaxed),
-             times_.load(std::memory_order_relaxed)};
+             payload_.load(std::memory_order_relaxed), times_.load(std::memory_order_relaxed)};
       std::atomic_thread_fence(std::memory_order_acquire);
       if ((s1 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s1) return m;
     }
@@ -86,7 +82,6 @@ class Segment {
   std::atomic<std::uint64_t> seq_{0};
   std::atomic<std::uint64_t> bytes_{0};
   std::atomic<std::uint64_t> events_{0};
-  std::atomic<std::uint64_t> end_ns_{0};
   std::atomic<std::uint64_t> payload_{0};
   std::atomic<std::uint64_t> times_{0};
   Mark flushed_;

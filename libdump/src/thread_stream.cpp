@@ -39,7 +39,7 @@ void ThreadStream::roll_events(std::size_t need) {
 }
 
 void ThreadStream::roll_payload() {
-  const Mark end{pl_used_, 0, 0, payload_};
+  const Mark end{pl_used_, 0, payload_, 0};
   seal(pl_, false);
   std::uint64_t stalled = 0;
   Segment* next = pool_.acquire(StreamKind::payload, false, stalled);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "counters.hpp"
+#include "raw_times.hpp"
 #include "request_table.hpp"
 #include "segment.hpp"
 #include "segment_pool.hpp"
@@ -30,36 +31,31 @@ class ThreadStream {
   std::function<void()> on_seal;
 
   // Producer side ---------------------------------------------------------------------------
-  // Appends one encoded event (its timing fields and its body) and publishes it. `end_ns` is
-  // its corrected end time.
-  void append_event(std::span<const std::byte> times, std::span<const std::byte> body,
-                    std::uint64_t end_ns) {
-    if (ev_times_ + times.size() > ev_->times_capacity() ||
-        ev_used_ + body.size() > ev_->body_capacity())
-      roll_events(std::max(times.size(), body.size()));
-    std::memcpy(ev_->times_data() + ev_times_, times.data(), times.size());
+  // Appends one event (its raw times and its encoded body) and publishes it.
+  void append_event(const RawTimes& times, std::span<const std::byte> body) {
+    if (!times_fit() || ev_used_ + body.size() > ev_->body_capacity()) roll_events(body.size());
+    std::memcpy(ev_->times_data() + ev_times_, &times, sizeof times);
     std::memcpy(ev_->body_data() + ev_used_, body.data(), body.size());
-    ev_times_ += times.size();
-    ev_used_ += body.size();
-    ++events_;
-    ev_->publish({ev_used_, events_, end_ns, payload_, ev_times_});
+    commit_in_place(body.size());
   }
   // Encoding in place: a call writes its body straight into the current events segment, past
-  // the published mark (the writer never reads there), and its times likewise into the times
-  // region (at most kTimesSlot bytes), and commits them without a copy.
-  static constexpr std::size_t kTimesSlot = 32;
+  // the published mark (the writer never reads there), and its raw times likewise into the
+  // times region, and commits them without a copy.
   std::byte* body_cursor() noexcept { return ev_ ? ev_->body_data() + ev_used_ : nullptr; }
   std::size_t body_room() const noexcept { return ev_ ? ev_->body_capacity() - ev_used_ : 0; }
-  bool times_fit() const noexcept { return ev_ && ev_times_ + kTimesSlot <= ev_->times_capacity(); }
+  bool times_fit() const noexcept {
+    return ev_ && ev_times_ + sizeof(RawTimes) <= ev_->times_capacity();
+  }
   // Where the next event's times go (when times_fit()).
-  std::byte* times_cursor() noexcept { return ev_->times_data() + ev_times_; }
-  // Commits the body already at body_cursor() (`body` bytes) and the `times_len` bytes at
-  // times_cursor().
-  void commit_in_place(std::size_t times_len, std::size_t body, std::uint64_t end_ns) noexcept {
-    ev_times_ += times_len;
+  RawTimes* times_cursor() noexcept {
+    return reinterpret_cast<RawTimes*>(ev_->times_data() + ev_times_);
+  }
+  // Commits the body already at body_cursor() (`body` bytes) and the times at times_cursor().
+  void commit_in_place(std::size_t body) noexcept {
+    ev_times_ += sizeof(RawTimes);
     ev_used_ += body;
     ++events_;
-    ev_->publish({ev_used_, events_, end_ns, payload_, ev_times_});
+    ev_->publish({ev_used_, events_, payload_, ev_times_});
   }
 
   // Appends payload bytes; returns where they start in the payload stream.
@@ -84,7 +80,7 @@ class ThreadStream {
   void commit_payload(std::size_t n) noexcept {
     pl_used_ += n;
     payload_ += n;
-    pl_->publish({pl_used_, 0, 0, payload_});
+    pl_->publish({pl_used_, 0, payload_, 0});
   }
 
   std::uint64_t events() const noexcept { return events_; }
@@ -111,17 +107,10 @@ class ThreadStream {
 
   // Hot-path state kept with the stream (owned by the application thread) --------------------
   bool in_tool = false;
-  std::uint64_t last_t2_ns = 0;               // when the previous call's PMPI work ended (raw ns)
-  std::uint64_t last_t3_ns = 0;               // when the previous call's tool work ended (raw ns)
-  std::uint64_t last_end_ns = 0;              // corrected end of the previous event
-  std::uint64_t overhead_ns = 0;              // sum of all overhead charged so far
-  std::uint64_t light_tail_ns = 0;  // estimate of a light call's post-PMPI tool time
-  unsigned light_calls = 0;         // light calls since the last measured one
-  // The last measured light tails: the estimate is their median, so one sample stretched by
-  // a preemption is not charged to every light call that follows.
-  static constexpr unsigned kTailSamples = 7;
-  std::uint64_t tail_samples[kTailSamples] = {};
-  unsigned tail_count = 0;
+  unsigned light_calls = 0;  // light calls since the last one whose tool time was measured
+  // The previous call's tool end, when measured: it goes into the next call's RawTimes.
+  std::uint64_t prev_t3 = 0;
+  std::uint64_t prev_flags = 0;
   std::vector<std::byte> scratch;             // the event being encoded
   std::vector<std::byte> pack_buf;            // packing non-contiguous data
   std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays

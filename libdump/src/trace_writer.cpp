@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 
 #include "encore/clock.hpp"
 #include "encore/error.hpp"
@@ -12,14 +13,19 @@ namespace encore::dump {
 
 TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
                          std::uint32_t rank, ByteOrder payload_order, int event_level,
-                         int payload_level, std::uint64_t flush_interval_ns, SegmentPool& pool)
+                         int payload_level, std::uint64_t flush_interval_ns, SegmentPool& pool,
+                         const Clock& clock)
     : rank_(rank),
-      events_(events, FileHeader{.kind = StreamKind::events, .byte_order = host_byte_order(), .rank = rank}),
-      payload_(payload, FileHeader{.kind = StreamKind::payload, .byte_order = payload_order, .rank = rank}),
+      events_(
+          events,
+          FileHeader{.kind = StreamKind::events, .byte_order = host_byte_order(), .rank = rank}),
+      payload_(payload,
+               FileHeader{.kind = StreamKind::payload, .byte_order = payload_order, .rank = rank}),
       event_level_(event_level),
       payload_level_(payload_level),
       flush_interval_ns_(flush_interval_ns),
-      pool_(pool) {}
+      pool_(pool),
+      clock_(clock) {}
 
 TraceWriter::~TraceWriter() {
   stop_ = true;
@@ -29,7 +35,7 @@ TraceWriter::~TraceWriter() {
 
 void TraceWriter::add_stream(ThreadStream* stream) {
   std::lock_guard lock(streams_mu_);
-  streams_.push_back({stream});
+  streams_.push_back({stream, TimeEncoder(clock_)});
 }
 
 void TraceWriter::start() {
@@ -81,52 +87,34 @@ void TraceWriter::drain(bool tails) {
       drain_segment(*st, s, s->published());
       pool_.release(s);
     }
-    if (tails && p.current_payload) drain_segment(*st, p.current_payload, p.current_payload->published());
+    if (tails && p.current_payload)
+      drain_segment(*st, p.current_payload, p.current_payload->published());
     for (Segment* s : p.sealed_events) {
       drain_segment(*st, s, s->published());
       pool_.release(s);
     }
-    if (tails && p.current_events) drain_segment(*st, p.current_events, p.current_events->published());
+    if (tails && p.current_events)
+      drain_segment(*st, p.current_events, p.current_events->published());
   }
 }
 
 namespace {
 
-// An events chunk as a crash handler writes it: the times interleaved, then the bodies.
-struct InterleavedEvents {
-  std::byte prefix[1 + kMaxVarintBytes];
-  std::size_t prefix_len = 0;
-  std::span<const std::byte> times;
-  std::span<const std::byte> body;
-
-  InterleavedEvents(const Segment& s, const Mark& from, const Mark& to)
-      : times(s.times_data() + from.times, to.times - from.times),
-        body(s.body_data() + from.bytes, to.bytes - from.bytes) {
-    prefix[0] = std::byte{event_format::kInterleavedTimes};
-    prefix_len = 1 + encode_uvarint(times.size(), prefix + 1);
-  }
-  std::array<std::span<const std::byte>, 3> parts() const {
-    return {std::span<const std::byte>(prefix, prefix_len), times, body};
-  }
-};
-
-// The normal layout: each timing field in its own column (see event_format.hpp).
-void split_events(const Segment& s, const Mark& from, const Mark& to,
+// The normal layout: each timing field in its own column (see event_format.hpp), encoded here
+// from the raw times the application thread left.
+void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
                   std::array<std::vector<std::byte>, 3>& columns, std::vector<std::byte>& out) {
-  // Varints are copied byte by byte: each column gets every third one.
-  const std::size_t n = to.times - from.times;
-  for (auto& c : columns) c.resize(n);
-  std::size_t len[3] = {0, 0, 0};
-  const std::byte* p = s.times_data() + from.times;
-  const std::byte* end = p + n;
-  for (unsigned field = 0; p < end; field = field == 2 ? 0 : field + 1) {
-    std::byte* column = columns[field].data();
-    std::size_t& at = len[field];
-    do {
-      column[at++] = *p;
-    } while ((static_cast<unsigned>(*p++) & 0x80u) && p < end);
+  const std::size_t n = (to.times - from.times) / sizeof(RawTimes);
+  for (auto& c : columns) c.resize(n * kMaxVarintBytes);
+  std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
+  const std::byte* raw = s.times_data() + from.times;
+  for (std::size_t i = 0; i < n; ++i) {
+    RawTimes r;
+    std::memcpy(&r, raw + i * sizeof r, sizeof r);
+    enc.encode(r, cursor);
   }
-  for (unsigned i = 0; i < 3; ++i) columns[i].resize(len[i]);
+  for (unsigned i = 0; i < 3; ++i)
+    columns[i].resize(static_cast<std::size_t>(cursor[i] - columns[i].data()));
   out.clear();
   ByteWriter w(out);
   w.put_u8(event_format::kSplitTimes);
@@ -135,14 +123,38 @@ void split_events(const Segment& s, const Mark& from, const Mark& to,
   w.put_bytes({s.body_data() + from.bytes, to.bytes - from.bytes});
 }
 
+// The interleaved layout a crash handler writes, which cannot allocate: the raw times are
+// encoded over themselves (an event's three varints are shorter than its record). Returns the
+// encoded length.
+std::size_t interleave_in_place(Segment& s, const Mark& from, const Mark& to,
+                                TimeEncoder& enc) noexcept {
+  static_assert(3 * kMaxVarintBytes <= sizeof(RawTimes));
+  std::byte* base = s.times_data() + from.times;
+  std::byte* out = base;
+  for (std::size_t at = 0; at < to.times - from.times; at += sizeof(RawTimes)) {
+    RawTimes r;
+    std::memcpy(&r, base + at, sizeof r);
+    std::byte tmp[3][kMaxVarintBytes];
+    std::byte* cursor[3] = {tmp[0], tmp[1], tmp[2]};
+    enc.encode(r, cursor);
+    for (unsigned i = 0; i < 3; ++i) {
+      const auto len = static_cast<std::size_t>(cursor[i] - tmp[i]);
+      std::memcpy(out, tmp[i], len);
+      out += len;
+    }
+  }
+  return static_cast<std::size_t>(out - base);
+}
+
 }  // namespace
 
 void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
   Mark& done = s->flushed();
   if (upto.bytes <= done.bytes && upto.times <= done.times) return;
   std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
+  const std::uint64_t base = st.times.end_ns();
   if (s->kind() == StreamKind::events) {
-    split_events(*s, done, upto, columns_, assembly_);
+    split_events(*s, done, upto, st.times, columns_, assembly_);
     raw = assembly_;
   }
   ChunkHeader h;
@@ -151,7 +163,7 @@ void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
     h.kind = ChunkKind::events;
     h.seq = st.event_seq++;
     h.first = done.events;
-    h.base = done.end_ns;
+    h.base = base;
     h.count = static_cast<std::uint32_t>(upto.events - done.events);
     h.aux = done.payload;
     write_chunk(events_, h, raw, event_level_);
@@ -165,8 +177,10 @@ void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
     constexpr unsigned kRawRun = 8;
     const bool try_compress = st.payload_raw_left == 0;
     const std::size_t stored = write_chunk(payload_, h, raw, try_compress ? payload_level_ : 0);
-    if (!try_compress) --st.payload_raw_left;
-    else if (stored > raw.size() - raw.size() / 8) st.payload_raw_left = kRawRun;
+    if (!try_compress)
+      --st.payload_raw_left;
+    else if (stored > raw.size() - raw.size() / 8)
+      st.payload_raw_left = kRawRun;
   }
   done = upto;
 }
@@ -203,18 +217,21 @@ void TraceWriter::finish(EndStatus status) {
   {
     std::lock_guard lock(streams_mu_);
     for (auto& st : streams_) st.stream->seal_all();
+  }
+  drain(true);  // first: the overhead sums are the writer's
+  finished_ = true;
+  {
+    std::lock_guard lock(streams_mu_);
     ByteWriter w(body);
     w.put_uvarint(static_cast<std::uint8_t>(status));
     w.put_uvarint(streams_.size());
     for (auto& st : streams_) {
       w.put_uvarint(st.stream->events());
       w.put_uvarint(st.stream->payload_bytes());
-      w.put_uvarint(st.stream->overhead_ns);
+      w.put_uvarint(st.times.overhead_ns());
       w.put_uvarint(st.stream->total_stall_ns());
     }
   }
-  drain(true);
-  finished_ = true;
   if (!failure_.empty()) return;
   try {
     std::uint64_t event_chunks = 0;
@@ -253,29 +270,44 @@ void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
   const Mark upto = s->published();
   Mark& done = s->flushed();
   if (upto.bytes <= done.bytes && upto.times <= done.times) return;
-  const std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
   const bool ev = s->kind() == StreamKind::events;
-  const InterleavedEvents parts(*s, done, upto);
-  const auto event_parts = parts.parts();
   ChunkHeader h;
   h.thread = st.stream->index();
   h.kind = ev ? ChunkKind::events : ChunkKind::payload;
   h.seq = ev ? st.event_seq++ : st.payload_seq++;
   h.first = ev ? done.events : done.payload;
-  h.base = ev ? done.end_ns : 0;
+  h.base = ev ? st.times.end_ns() : 0;
   h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
   h.aux = ev ? done.payload : 0;
+  std::byte prefix[1 + kMaxVarintBytes];
+  std::span<const std::byte> parts[3];
+  std::size_t nparts = 1;
+  if (ev) {
+    const std::size_t times = interleave_in_place(*s, done, upto, st.times);
+    prefix[0] = std::byte{event_format::kInterleavedTimes};
+    parts[0] = {prefix, 1 + encode_uvarint(times, prefix + 1)};
+    parts[1] = {s->times_data() + done.times, times};
+    parts[2] = {s->body_data() + done.bytes, upto.bytes - done.bytes};
+    nparts = 3;
+  } else {
+    parts[0] = {s->data() + done.bytes, upto.bytes - done.bytes};
+  }
+  const std::span<const std::span<const std::byte>> pieces(parts, nparts);
   std::byte header[kChunkHeaderSize];
-  const std::span<const std::byte> payload_part[1] = {raw};
-  const std::span<const std::span<const std::byte>> pieces =
-      ev ? std::span<const std::span<const std::byte>>(event_parts)
-         : std::span<const std::span<const std::byte>>(payload_part);
   if (!write_raw_chunk_header(h, pieces, header)) return;
   const int fd = ev ? events_.fd() : payload_.fd();
   if (write_fully(fd, {header, kChunkHeaderSize}) == 0) {
     for (const auto& piece : pieces) write_fully(fd, piece);
   }
   done = upto;
+}
+
+std::uint64_t TraceWriter::overhead_ns() {
+  std::lock_guard io(io_mu_);
+  std::lock_guard lock(streams_mu_);
+  std::uint64_t sum = 0;
+  for (const auto& st : streams_) sum += st.times.overhead_ns();
+  return sum;
 }
 
 WriterStats TraceWriter::stats() const {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -15,10 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include "encore/chunk_codec.hpp"
-#include "encore/stream_file.hpp"
+#include "raw_times.hpp"
 #include "segment_pool.hpp"
 #include "thread_stream.hpp"
+
+#include "encore/chunk_codec.hpp"
+#include "encore/stream_file.hpp"
 
 namespace encore::dump {
 
@@ -35,7 +38,7 @@ class TraceWriter {
  public:
   TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
               std::uint32_t rank, ByteOrder payload_order, int event_level, int payload_level,
-              std::uint64_t flush_interval_ns, SegmentPool& pool);
+              std::uint64_t flush_interval_ns, SegmentPool& pool, const Clock& clock);
   ~TraceWriter();
 
   void add_stream(ThreadStream* stream);
@@ -50,11 +53,14 @@ class TraceWriter {
   void emergency_flush() noexcept;
 
   WriterStats stats() const;
+  // Overhead charged so far to the events written (all of them after flush_now()).
+  std::uint64_t overhead_ns();
   const std::string& failure() const noexcept { return failure_; }  // empty if all went well
 
  private:
   struct StreamState {
     ThreadStream* stream;
+    TimeEncoder times;  // the thread's raw times become gap, duration, overhead here
     std::uint64_t event_seq = 0;
     std::uint64_t payload_seq = 0;
     unsigned payload_raw_left = 0;  // chunks to store raw before trying compression again
@@ -79,10 +85,11 @@ class TraceWriter {
   int payload_level_;
   std::uint64_t flush_interval_ns_;
   SegmentPool& pool_;
+  const Clock& clock_;
 
   mutable std::mutex io_mu_;  // one drainer at a time
   std::mutex streams_mu_;
-  std::vector<StreamState> streams_;
+  std::deque<StreamState> streams_;  // stable addresses: drain() keeps pointers
   std::mutex wake_mu_;
   std::condition_variable wake_;
   bool wake_flag_ = false;

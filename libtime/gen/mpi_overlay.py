@@ -161,11 +161,11 @@ HOOKS = [
     (r"MPI_Recv_init", None, "c.track_message(*request, buf, count, datatype, true);"),
     (r"MPI_Sendrecv", None, "c.hash_send(sendbuf, sendcount, sendtype); "
      "c.capture_message(recvbuf, recvcount, recvtype, status);"),
-    (r"MPI_Sendrecv_replace", "c.hash_send(buf, count, datatype);",
+    (r"MPI_Sendrecv_replace", "c.hash_send_before(buf, count, datatype);",
      "c.capture_message(buf, count, datatype, status);"),
     (r"MPI_Isendrecv", None, "c.hash_send(sendbuf, sendcount, sendtype); "
      "c.track_message(*request, recvbuf, recvcount, recvtype, false);"),
-    (r"MPI_Isendrecv_replace", "c.hash_send(buf, count, datatype);",
+    (r"MPI_Isendrecv_replace", "c.hash_send_before(buf, count, datatype);",
      "c.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_Wait", None, "c.complete_one(request_in, status);"),
     (r"MPI_Test", None, "if (*flag) c.complete_one(request_in, status);"),

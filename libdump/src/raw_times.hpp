@@ -1,0 +1,57 @@
+// The timing of one event as the application thread leaves it: raw clock ticks in a fixed-size
+// record, no conversion and no varint work on the call's path. The writer thread turns each
+// record into the event's gap, duration and overhead (doc/trace-format.md §9) before the chunk
+// is compressed, so the trace format is the same as if the call had encoded them itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "encore/clock.hpp"
+
+namespace encore::dump {
+
+struct RawTimes {
+  // Set on the record after a call whose tool time (t3) was measured: the previous call's.
+  static constexpr std::uint64_t kPrevMeasured = 1;     // exact: charged as measured
+  static constexpr std::uint64_t kPrevLightSample = 2;  // a light call's sample (kTailSample)
+  std::uint64_t prev_t3;  // when the previous call's tool work ended, if measured (else 0)
+  std::uint64_t t0;       // before this call's pre-work, or 0 if it had none
+  std::uint64_t t1;       // PMPI call entered
+  std::uint64_t t2;       // PMPI call returned
+  std::uint64_t flags;    // kPrev* above
+};
+
+// Writer side: the per-thread state that turns raw records into the three timing fields,
+// in the order the thread made the calls.
+class TimeEncoder {
+ public:
+  // The median of the last kTailSamples measured light tails is charged to the light calls
+  // whose tail was not measured (a sample stretched by a preemption is charged to its own
+  // call only).
+  static constexpr unsigned kTailSamples = 7;
+  static constexpr std::size_t kMaxBytes = 30;  // three uvarints
+
+  explicit TimeEncoder(const Clock& clock) noexcept : clock_(&clock) {}
+
+  // Writes gap, duration and overhead of the event `r` to out[0..2] (each column's cursor,
+  // advanced), and moves on to the next event.
+  void encode(const RawTimes& r, std::byte* out[3]) noexcept;
+
+  std::uint64_t end_ns() const noexcept { return last_end_ns_; }  // corrected end so far
+  std::uint64_t overhead_ns() const noexcept { return overhead_ns_; }
+
+ private:
+  std::uint64_t light_tail(std::uint64_t sample) noexcept;
+
+  const Clock* clock_;
+  std::uint64_t last_t2_ns_ = 0;  // the previous call's PMPI end (raw ns)
+  std::uint64_t last_t3_ns_ = 0;  // the previous call's tool end (raw ns, maybe estimated)
+  std::uint64_t last_end_ns_ = 0;
+  std::uint64_t overhead_ns_ = 0;
+  std::uint64_t light_tail_ns_ = 0;
+  std::uint64_t samples_[kTailSamples] = {};
+  unsigned sample_count_ = 0;
+};
+
+}  // namespace encore::dump
