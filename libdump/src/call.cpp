@@ -42,52 +42,35 @@ void Call::put_call_extras() noexcept {
   }
 }
 
-void Call::commit() noexcept {
+void Call::commit_extras() noexcept {
   if (!ts_->send_hashes.empty()) emit_send_hashes();
-  if (rec_->counters_on || rec_->callsites) [[unlikely]]
-    put_call_extras();
-  if (const auto stall = ts_->take_stall_ns()) [[unlikely]] {
+  if (rec_->counters_on || rec_->callsites) put_call_extras();
+  if (const auto stall = ts_->take_stall_ns()) {
     heavy_ = true;
     begin_extra(Extra::stall);
     put_uint(stall);
   }
-  if (extras_) put_uint(0);
-  // The flags are the head's low bits, in its first byte (the id was written at the start).
-  if (rc_ != MPI_SUCCESS) buf_[0] |= std::byte{event_format::kHasError};
-  if (extras_) buf_[0] |= std::byte{event_format::kHasExtras};
-  const RawTimes times{ts_->prev_t3, t0_, t1_, t2_, ts_->prev_flags};
-  if (in_place_ && ts_->times_fit()) [[likely]] {
-    // The body is already in place; the raw times go to the segment's times region.
-    *ts_->times_cursor() = times;
-    ts_->commit_in_place(pos_);
-  } else {
-    if (in_place_) {
-      // No room for the times: the event moves to a new segment, from a copy (the writer may
-      // recycle the old segment as soon as it is sealed).
-      auto& scratch = ts_->scratch;
-      if (scratch.size() < pos_) scratch.resize(pos_);
-      std::memcpy(scratch.data(), buf_, pos_);
-      buf_ = scratch.data();
-    }
-    ts_->append_event(times, {buf_, pos_});
+}
+
+void Call::commit_moved(const RawTimes& times) noexcept {
+  if (in_place_) {
+    // No room for the times: the event moves to a new segment, from a copy (the writer may
+    // recycle the old segment as soon as it is sealed).
+    auto& scratch = ts_->scratch;
+    if (scratch.size() < pos_) scratch.resize(pos_);
+    std::memcpy(scratch.data(), buf_, pos_);
+    buf_ = scratch.data();
   }
-  if (locked_) locked_->unlock();
-  // The clock read that closes our work costs as much as the rest of a light call's
-  // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
-  // stalls) and on one light call in kTailSample; the writer charges the other light calls
-  // the median of the last sampled ones (TimeEncoder).
-  constexpr unsigned kTailSample = 64;
-  if (heavy_ || ++ts_->light_calls >= kTailSample) [[unlikely]] {
-    ts_->prev_t3 = rec_->clock.ticks();
-    ts_->prev_flags = RawTimes::kPrevMeasured;
-    if (!heavy_) {
-      ts_->light_calls = 0;
-      ts_->prev_flags |= RawTimes::kPrevLightSample;
-    }
-  } else {
-    ts_->prev_flags = 0;
+  ts_->append_event(times, {buf_, pos_});
+}
+
+void Call::measure_tail() noexcept {
+  ts_->prev_t3 = rec_->clock.ticks();
+  ts_->prev_flags = RawTimes::kPrevMeasured;
+  if (!heavy_) {
+    ts_->light_calls = 0;
+    ts_->prev_flags |= RawTimes::kPrevLightSample;
   }
-  ts_->in_tool = false;
 }
 
 void Call::put_string(const char* s) {

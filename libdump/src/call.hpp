@@ -323,7 +323,42 @@ class Call {
     rec_->shared_mu.lock();
     locked_ = &rec_->shared_mu;
   }
-  void commit() noexcept;
+  // Inlined into every shim: what a light call needs; the rest is out of line.
+  ENCORE_HOT void commit() noexcept {
+    if (rec_->call_extras || ts_->commit_work()) [[unlikely]]
+      commit_extras();
+    if (extras_) put_uint(0);
+    // The flags are the head's low bits, in its first byte (the id was written at the start).
+    if (rc_ != MPI_SUCCESS) [[unlikely]]
+      buf_[0] |= std::byte{event_format::kHasError};
+    if (extras_) buf_[0] |= std::byte{event_format::kHasExtras};
+    if (in_place_ && ts_->times_fit()) [[likely]] {
+      // The body is already in place; the raw times go to the segment's times region.
+      RawTimes* t = ts_->times_cursor();
+      t->prev_t3 = ts_->prev_t3;
+      t->t0 = t0_;
+      t->t1 = t1_;
+      t->t2 = t2_;
+      t->flags = ts_->prev_flags;
+      ts_->commit_in_place(pos_);
+    } else {
+      commit_moved({ts_->prev_t3, t0_, t1_, t2_, ts_->prev_flags});
+    }
+    if (locked_) locked_->unlock();
+    // The clock read that closes our work costs as much as the rest of a light call's
+    // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,
+    // stalls) and on one light call in kTailSample; the writer charges the other light calls
+    // the median of the last sampled ones (TimeEncoder).
+    constexpr unsigned kTailSample = 64;
+    if (heavy_ || ++ts_->light_calls >= kTailSample) [[unlikely]]
+      measure_tail();
+    else
+      ts_->prev_flags = 0;
+    ts_->in_tool = false;
+  }
+  void commit_extras() noexcept;
+  void commit_moved(const RawTimes& times) noexcept;
+  void measure_tail() noexcept;
   void put_call_extras() noexcept;
   void read_counters() noexcept;
   void emit_send_hashes();

@@ -165,6 +165,7 @@ void Recorder::start(int thread_level) {
                  rec->counter_setup.reason.c_str());
   }
   if (opts.callsites) rec->callsites = std::make_unique<CallSites>(opts.callsite_depth);
+  rec->call_extras = rec->counters_on || rec->callsites;
   rec->multiple = thread_level == MPI_THREAD_MULTIPLE;
   const TraceDir dir(opts.trace_dir);
   std::error_code ec;

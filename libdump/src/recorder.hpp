@@ -2,8 +2,6 @@
 // the application threads' streams, and the stable ids of MPI objects.
 #pragma once
 
-#include <mpi.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -15,7 +13,6 @@
 #include "callsites.hpp"
 #include "counters.hpp"
 #include "datatypes.hpp"
-#include "encore/clock.hpp"
 #include "handle_ids.hpp"
 #include "options.hpp"
 #include "recv_layout.hpp"
@@ -23,6 +20,9 @@
 #include "segment_pool.hpp"
 #include "thread_stream.hpp"
 #include "trace_writer.hpp"
+#include <mpi.h>
+
+#include "encore/clock.hpp"
 
 namespace encore::dump {
 
@@ -31,7 +31,7 @@ struct CommInfo {
   int rank = 0;
   int remote_size = 0;
   bool inter = false;
-  int indegree = -1;   // neighborhood degrees, looked up on first use
+  int indegree = -1;  // neighborhood degrees, looked up on first use
   int outdegree = -1;
   int cart_ndims = -1;
 };
@@ -57,11 +57,12 @@ class Recorder {
   int nprocs = 1;
   bool payload_on = true;
   bool convert_payload = false;  // payloads are written in the other byte order than the host's
-  bool multiple = false;  // MPI_THREAD_MULTIPLE: calls from several threads at once
+  bool multiple = false;         // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
   CounterSetup counter_setup;
-  bool counters_on = false;           // PAPI events requested and countable
+  bool counters_on = false;              // PAPI events requested and countable
   std::unique_ptr<CallSites> callsites;  // when call sites are recorded
+  bool call_extras = false;              // counters_on or callsites: every event has extras
   SegmentPool pool;
   std::unique_ptr<TraceWriter> writer;
 

@@ -85,6 +85,9 @@ class ThreadStream {
 
   std::uint64_t events() const noexcept { return events_; }
   std::uint64_t payload_bytes() const noexcept { return payload_; }
+  // Whether the call being committed has more to add than its arguments: send hashes taken
+  // out of line, a stall.
+  bool commit_work() const noexcept { return !send_hashes.empty() || stall_ns_ != 0; }
   std::uint64_t take_stall_ns() noexcept {
     auto s = stall_ns_;
     stall_ns_ = 0;
