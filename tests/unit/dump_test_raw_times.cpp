@@ -1,0 +1,99 @@
+// The writer thread turns each event's raw clock ticks into gap, duration and overhead exactly
+// as doc/trace-format.md §9 defines them: corrected times leave out every overhead charged so
+// far, and a light call whose tool time was not measured is charged the median of the last
+// measured ones.
+#include <cstdint>
+#include <vector>
+
+#include "raw_times.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/varint.hpp"
+
+using encore::Clock;
+using encore::ClockSource;
+using encore::dump::RawTimes;
+using encore::dump::TimeEncoder;
+
+namespace {
+
+struct Fields {
+  std::uint64_t gap, dur, overhead;
+};
+
+// Before calibration a monotonic clock's ticks are its nanoseconds since its zero.
+struct Encoder {
+  Clock clock{ClockSource::monotonic};
+  TimeEncoder enc{clock};
+  std::uint64_t z = clock.zero_ticks();
+
+  Fields next(std::uint64_t prev_t3, std::uint64_t flags, std::uint64_t t0, std::uint64_t t1,
+              std::uint64_t t2) {
+    std::byte col[3][encore::kMaxVarintBytes];
+    std::byte* cursor[3] = {col[0], col[1], col[2]};
+    enc.encode({prev_t3 ? z + prev_t3 : 0, t0 ? z + t0 : 0, z + t1, z + t2, flags}, cursor);
+    std::uint64_t v[3];
+    for (int i = 0; i < 3; ++i) {
+      encore::ByteReader r({col[i], static_cast<std::size_t>(cursor[i] - col[i])});
+      v[i] = r.read_uvarint();
+      EXPECT_TRUE(r.at_end());
+    }
+    return {v[0], v[1], v[2]};
+  }
+};
+
+constexpr auto kMeasured = RawTimes::kPrevMeasured;
+constexpr auto kSample = RawTimes::kPrevMeasured | RawTimes::kPrevLightSample;
+
+}  // namespace
+
+TEST(TimeEncoder, ChargesToolTimeToTheNextEvent) {
+  Encoder e;
+  Fields f = e.next(0, 0, 0, 100, 150);
+  EXPECT_EQ(f.gap, 100u);
+  EXPECT_EQ(f.dur, 50u);
+  EXPECT_EQ(f.overhead, 0u);
+  // Tool work until 170 after the first call, pre-work from 200 to 210 before the second.
+  f = e.next(170, kMeasured, 200, 210, 260);
+  EXPECT_EQ(f.gap, 30u);
+  EXPECT_EQ(f.dur, 50u);
+  EXPECT_EQ(f.overhead, 30u);
+  EXPECT_EQ(e.enc.end_ns(), 230u);  // raw end 260 minus the 30 ns charged so far
+  // A light call's measured tail (15 ns) becomes the estimate for the ones not measured.
+  f = e.next(275, kSample, 0, 300, 310);
+  EXPECT_EQ(f.overhead, 15u);
+  EXPECT_EQ(f.gap, 25u);
+  f = e.next(0, 0, 0, 400, 420);
+  EXPECT_EQ(f.overhead, 15u);
+  EXPECT_EQ(f.gap, 75u);
+  EXPECT_EQ(f.dur, 20u);
+  EXPECT_EQ(e.enc.overhead_ns(), 60u);
+  // Uncorrected times stay recoverable: corrected end plus all overhead is the raw end.
+  EXPECT_EQ(e.enc.end_ns() + e.enc.overhead_ns(), 420u);
+}
+
+TEST(TimeEncoder, MedianOfSamplesIgnoresOneStretchedSample) {
+  Encoder e;
+  std::uint64_t t = 1000;
+  const std::uint64_t tails[] = {10, 12, 5000, 11, 13};
+  e.next(0, 0, 0, t, t + 5);
+  for (const std::uint64_t tail : tails) {
+    t += 5;  // the previous call's t2
+    const std::uint64_t t3 = t + tail;
+    e.next(t3, kSample, 0, t3 + 100, t3 + 105);
+    t = t3 + 100;
+  }
+  // Samples 10, 12, 5000, 11, 13: the median (12) is charged, not the preempted one.
+  t += 5;
+  const Fields f = e.next(0, 0, 0, t + 1000, t + 1001);
+  EXPECT_EQ(f.overhead, 12u);
+  EXPECT_EQ(f.gap, 1000u - 12u);
+}
+
+TEST(TimeEncoder, LargeTimesTakeSeveralBytes) {
+  Encoder e;
+  const std::uint64_t second = 1'000'000'000;
+  const Fields f = e.next(0, 0, 0, 3 * second, 5 * second);
+  EXPECT_EQ(f.gap, 3 * second);
+  EXPECT_EQ(f.dur, 2 * second);
+}
