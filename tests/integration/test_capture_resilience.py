@@ -51,6 +51,23 @@ class Resilience(harness.TempDirTest):
             calls = show.stdout.count("MPI_Sendrecv_replace")
             self.assertGreater(calls, 100, f"rank {rank}: only {calls} calls before the cut")
 
+    def test_fatal_signal_writes_every_committed_event(self):
+        # No periodic flush before the crash: what rank 1 recorded reaches the file only
+        # through the signal handler, which encodes the raw times over themselves.
+        trace = self.tmp / "crashed"
+        rec = harness.run([harness.TOOL, "record", "-o", str(trace), "--flush-ms", "600000",
+                           "--", harness.MPIEXEC, "-n", "2", f"{PROGRAMS}/test_crash_mid", "200"],
+                          check=False)
+        self.assertNotEqual(rec.returncode, 0)
+        show = harness.run([harness.TOOL, "show", str(trace), "--rank", "1"], check=False)
+        self.assertNotIn("Segmentation", show.stderr)
+        calls = [l for l in show.stdout.splitlines() if " MPI_Sendrecv_replace " in l]
+        self.assertEqual(len(calls), 200, show.stdout[-2000:] + show.stderr)
+        # Corrected start times go forward and every call took some time.
+        starts = [float(re.search(r" ([\d.]+) ms ", l).group(1)) for l in calls]
+        self.assertEqual(starts, sorted(starts))
+        self.assertGreater(starts[-1], starts[0])
+
     def test_abort_flushes_and_says_so(self):
         trace = self.tmp / "aborted"
         rec = harness.record(trace, 2, f"{PROGRAMS}/test_abort_mid", 50, check=False)
