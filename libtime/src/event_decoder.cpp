@@ -1,4 +1,5 @@
 // Table-driven decoding of one event; the exact mirror of libdump's generated shims.
+#include <algorithm>
 #include <bit>
 #include <string>
 #include <vector>
@@ -64,30 +65,48 @@ struct Step {
 
 // Each function's steps, worked out once from the table: inputs in parameter order, then
 // outputs (read only when the call succeeded). Saves the per-parameter role dispatch.
+// `unset` lists the parameters no step fills (opaque ones), which decode as absent.
 struct Plan {
+  std::uint16_t params = 0;
   std::vector<Step> inputs, outputs;
+  std::vector<std::uint16_t> unset;
 };
 
-const std::vector<Plan>& plans() {
-  static const std::vector<Plan> table = [] {
-    std::vector<Plan> t;
+constexpr unsigned kExtrasBit = 63;  // in Event::stale
+constexpr std::uint64_t kExtrasStale = std::uint64_t{1} << kExtrasBit;
+
+struct Plans {
+  std::vector<Plan> by_id;
+  std::uint16_t max_params = 0;
+};
+
+const Plans& plans() {
+  static const Plans table = [] {
+    Plans t;
     for (const FunctionInfo& f : function_table()) {
       Plan plan;
-      for (std::size_t i = 0; f.modelled && i < f.params.size(); ++i) {
+      plan.params = static_cast<std::uint16_t>(f.params.size());
+      for (std::size_t i = 0; i < f.params.size(); ++i) {
         const Role role = f.params[i].role;
-        if (role == Role::opaque) continue;
-        (is_output(role) ? plan.outputs : plan.inputs)
-            .push_back({static_cast<std::uint16_t>(i), coding_of(role)});
+        const auto param = static_cast<std::uint16_t>(i);
+        if (!f.modelled || role == Role::opaque) {
+          plan.unset.push_back(param);
+          continue;
+        }
+        (is_output(role) ? plan.outputs : plan.inputs).push_back({param, coding_of(role)});
       }
-      t.push_back(std::move(plan));
+      t.max_params = std::max(t.max_params, plan.params);
+      t.by_id.push_back(std::move(plan));
     }
     return t;
   }();
   return table;
 }
 
+// Any coding; `a` starts clean but for a stale scalar (see reset_args).
 void read_arg(ByteReader& in, Coding coding, ArgValue& a, const Event& ev) {
   a.present = true;
+  a.scalar = 0;
   switch (coding) {
     case Coding::nothing:
       break;
@@ -159,20 +178,6 @@ void read_neighbour_side(ByteReader& in, bool weighted, std::vector<std::int64_t
   for (auto& w : weights) w = in.read_svarint();
 }
 
-// Handles and values, most of any event, inline; the rest through read_arg.
-inline void read_step(ByteReader& in, const Step& step, Event& ev) {
-  ArgValue& a = ev.args[step.param];
-  if (step.coding == Coding::id) {
-    a.present = true;
-    a.scalar = static_cast<std::int64_t>(in.read_uvarint());
-  } else if (step.coding == Coding::value) {
-    a.present = true;
-    a.scalar = in.read_svarint();
-  } else {
-    read_arg(in, step.coding, a, ev);
-  }
-}
-
 void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   for (;;) {
     const auto tag = static_cast<Extra>(in.read_uvarint());
@@ -237,6 +242,76 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   }
 }
 
+// The body column is walked with a bare pointer that the decoding loop keeps in a register,
+// where a ByteReader's position would be reloaded after every store into the Event (a
+// std::size_t may alias an Event field). Anything but a one- or two-byte varint goes to the
+// ByteReader, with its checks and messages; the pointer goes by value so it never escapes.
+struct Varint {
+  std::uint64_t value;
+  const std::byte* next;
+};
+
+[[gnu::noinline]] Varint uvarint_slow(ByteReader& r, const std::byte* base, const std::byte* p) {
+  r.seek(static_cast<std::size_t>(p - base));
+  const std::uint64_t v = r.read_uvarint();
+  return {v, base + r.position()};
+}
+
+void clear_arg(ArgValue& a) {
+  a.present = false;
+  a.scalar = 0;
+  a.real = 0;
+  a.flags = 0;
+  a.list.clear();
+  a.remote.clear();
+  a.requests.clear();
+  a.statuses.clear();
+  a.text.clear();
+}
+
+// Makes args[0, n) hold nothing but possibly stale present/scalar fields (which every step
+// and the unset list overwrite). Only the entries marked stale are cleared: the vectors are
+// reused between events, never shrunk, so decoding allocates nothing in the steady state.
+void reset_args(Event& ev, std::size_t n) {
+  if (ev.args.size() < n) ev.args.resize(n);
+  if (n >= kExtrasBit) {  // no such function today; clear all rather than track
+    for (std::size_t i = 0; i < n; ++i) clear_arg(ev.args[i]);
+    return;
+  }
+  const std::uint64_t mask = (std::uint64_t{1} << n) - 1;
+  for (std::uint64_t bits = ev.stale & mask; bits != 0; bits &= bits - 1)
+    clear_arg(ev.args[static_cast<std::size_t>(std::countr_zero(bits))]);
+  ev.stale &= ~mask;
+}
+
+void clear_extras(Event& ev) {
+  ev.payloads.clear();
+  ev.send_hashes.clear();
+  ev.signatures.clear();
+  ev.callsite.reset();
+  ev.counters.clear();
+  ev.stall_ns = 0;
+  ev.attribute.reset();
+  ev.neighbours.reset();
+  ev.stale &= ~kExtrasStale;
+}
+
+// Any coding but id and value, through the ByteReader; marks the argument stale. Returns
+// where the body goes on.
+[[gnu::noinline]] const std::byte* read_other(ByteReader& r, const std::byte* base,
+                                              const std::byte* p, Step step, Event& ev) {
+  ArgValue& a = ev.args[step.param];
+  if (step.coding == Coding::nothing) {
+    a.present = true;
+    a.scalar = 0;
+    return p;
+  }
+  if (step.param < kExtrasBit) ev.stale |= std::uint64_t{1} << step.param;
+  r.seek(static_cast<std::size_t>(p - base));
+  read_arg(r, step.coding, a, ev);
+  return base + r.position();
+}
+
 }  // namespace
 
 EventColumns EventColumns::of(std::span<const std::byte> chunk) {
@@ -262,49 +337,76 @@ EventColumns EventColumns::of(std::span<const std::byte> chunk) {
 
 void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
                   Event& ev) {
-  ByteReader& in = columns.body;
   const std::uint64_t gap = columns.gap.read_uvarint();
   const std::uint64_t duration = columns.duration_reader().read_uvarint();
-  ev.overhead_ns = columns.overhead_reader().read_uvarint();
-  const std::uint64_t head = in.read_uvarint();
+  const std::uint64_t overhead = columns.overhead_reader().read_uvarint();
+  ByteReader& reader = columns.body;
+  const std::byte* const base = reader.bytes().data();
+  const std::byte* in = base + reader.position();
+  const std::byte* const end = base + reader.bytes().size();
+  // One- and two-byte varints inline (the head is always two bytes); the rest out of line.
+  const auto uvarint = [&]() -> std::uint64_t {
+    if (end - in >= 2) {
+      const auto b0 = static_cast<std::uint8_t>(in[0]);
+      if (b0 < 0x80) {
+        in += 1;
+        return b0;
+      }
+      const auto b1 = static_cast<std::uint8_t>(in[1]);
+      if (b1 < 0x80) {
+        in += 2;
+        return (b0 & 0x7fu) | (std::uint64_t{b1} << 7);
+      }
+    }
+    const Varint v = uvarint_slow(reader, base, in);
+    in = v.next;
+    return v.value;
+  };
+  const std::uint64_t head = uvarint();
   const auto id = head >> event_format::kHeadFlagBits;
-  const auto table = function_table();
-  if (id >= table.size())
+  const Plans& all = plans();
+  if (id >= all.by_id.size())
     throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
+  const Plan& plan = all.by_id[id];
+  const std::int64_t rc = (head & event_format::kHasError) ? zigzag_decode(uvarint()) : 0;
   ev.function = static_cast<std::uint16_t>(id);
   ev.start_ns = prev_end_ns + gap;
   ev.end_ns = ev.start_ns + duration;
-  ev.rc = (head & event_format::kHasError) ? in.read_svarint() : 0;
-  const FunctionInfo& f = table[id];
-  // Reused between events, never shrunk (the vectors keep their capacity): decoding allocates
-  // nothing in the steady state, which matters to the replay, decoding one event per MPI call.
-  if (ev.args.size() < f.params.size()) ev.args.resize(f.params.size());
-  // Only the function's own entries count, so only they are cleared (the rest stay stale).
-  for (std::size_t i = 0; i < f.params.size(); ++i) {
-    ArgValue& a = ev.args[i];
-    a.present = false;
-    a.scalar = 0;
-    a.real = 0;
-    a.flags = 0;
-    a.list.clear();
-    a.remote.clear();
-    a.requests.clear();
-    a.statuses.clear();
-    a.text.clear();
+  ev.overhead_ns = overhead;
+  ev.rc = rc;
+  reset_args(ev, plan.params);
+  if (ev.stale & kExtrasStale) clear_extras(ev);
+  ArgValue* const args = ev.args.data();
+  for (const std::uint16_t i : plan.unset) {
+    args[i].present = false;
+    args[i].scalar = 0;
   }
-  ev.payloads.clear();
-  ev.send_hashes.clear();
-  ev.signatures.clear();
-  ev.callsite.reset();
-  ev.counters.clear();
-  ev.stall_ns = 0;
-  ev.attribute.reset();
-  ev.neighbours.reset();
-  const Plan& plan = plans()[id];
-  for (const Step& step : plan.inputs) read_step(in, step, ev);
-  if (ev.rc == 0)
-    for (const Step& step : plan.outputs) read_step(in, step, ev);
-  if (head & event_format::kHasExtras) read_extras(in, payload_offset, ev);
+  const auto read_steps = [&](const std::vector<Step>& steps) {
+    for (const Step& step : steps) {
+      if (step.coding == Coding::id || step.coding == Coding::value) {
+        const std::uint64_t v = uvarint();
+        ArgValue& a = args[step.param];
+        a.present = true;
+        a.scalar = step.coding == Coding::value ? zigzag_decode(v) : static_cast<std::int64_t>(v);
+      } else {
+        in = read_other(reader, base, in, step, ev);
+      }
+    }
+  };
+  read_steps(plan.inputs);
+  if (rc == 0) {
+    read_steps(plan.outputs);
+  } else {
+    for (const Step& step : plan.outputs) {
+      args[step.param].present = false;
+      args[step.param].scalar = 0;
+    }
+  }
+  reader.seek(static_cast<std::size_t>(in - base));
+  if (head & event_format::kHasExtras) {
+    ev.stale |= kExtrasStale;
+    read_extras(reader, payload_offset, ev);
+  }
 }
 
 }  // namespace encore

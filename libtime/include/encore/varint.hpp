@@ -98,6 +98,10 @@ class ByteReader {
   void skip(std::size_t n) { take(n); }
 
   std::size_t position() const noexcept { return pos_; }
+  // For decoders that walk the bytes with the position in a register (see event_decoder.cpp)
+  // and hand back to this reader for anything but the short fast paths.
+  std::span<const std::byte> bytes() const noexcept { return data_; }
+  void seek(std::size_t pos) noexcept { pos_ = pos <= data_.size() ? pos : data_.size(); }
   std::size_t remaining() const noexcept { return data_.size() - pos_; }
   bool at_end() const noexcept { return pos_ == data_.size(); }
   std::span<const std::byte> rest() const noexcept { return data_.subspan(pos_); }
