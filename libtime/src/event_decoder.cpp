@@ -61,14 +61,31 @@ RequestRef read_request(ByteReader& in, std::uint16_t thread, std::uint64_t inde
 struct Step {
   std::uint16_t param;
   Coding coding;
+  std::uint8_t zigzag = 0;  // 1 for Coding::value: the shift that undoes zigzag
+  std::uint8_t run = 0;     // ids and values from this step on (0: not one)
 };
 
-// Each function's steps, worked out once from the table: inputs in parameter order, then
-// outputs (read only when the call succeeded). Saves the per-parameter role dispatch.
-// `unset` lists the parameters no step fills (opaque ones), which decode as absent.
+constexpr bool is_scalar(Coding c) noexcept { return c == Coding::id || c == Coding::value; }
+
+// Counts the runs of ids and values: the decoder reads a run without bounds checks when the
+// body has room for all of it (kMaxVarintBytes each).
+void mark_runs(std::vector<Step>& steps) {
+  std::uint8_t run = 0;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    run = is_scalar(it->coding) ? static_cast<std::uint8_t>(std::min(run + 1, 255)) : 0;
+    it->run = run;
+    it->zigzag = it->coding == Coding::value ? 1 : 0;
+  }
+}
+
+// Each function's steps, worked out once from the table: the first `inputs` steps are the
+// inputs in parameter order, the rest the outputs (read only when the call succeeded). Saves
+// the per-parameter role dispatch. `unset` lists the parameters no step fills (opaque ones),
+// which decode as absent.
 struct Plan {
   std::uint16_t params = 0;
-  std::vector<Step> inputs, outputs;
+  std::size_t inputs = 0;
+  std::vector<Step> steps;
   std::vector<std::uint16_t> unset;
 };
 
@@ -85,6 +102,7 @@ const Plans& plans() {
     Plans t;
     for (const FunctionInfo& f : function_table()) {
       Plan plan;
+      std::vector<Step> inputs, outputs;
       plan.params = static_cast<std::uint16_t>(f.params.size());
       for (std::size_t i = 0; i < f.params.size(); ++i) {
         const Role role = f.params[i].role;
@@ -93,8 +111,14 @@ const Plans& plans() {
           plan.unset.push_back(param);
           continue;
         }
-        (is_output(role) ? plan.outputs : plan.inputs).push_back({param, coding_of(role)});
+        (is_output(role) ? outputs : inputs).push_back({param, coding_of(role)});
       }
+      // Runs stop where the outputs start: those are not read after a failed call.
+      mark_runs(inputs);
+      mark_runs(outputs);
+      plan.inputs = inputs.size();
+      plan.steps = std::move(inputs);
+      plan.steps.insert(plan.steps.end(), outputs.begin(), outputs.end());
       t.max_params = std::max(t.max_params, plan.params);
       t.by_id.push_back(std::move(plan));
     }
@@ -144,15 +168,15 @@ void read_arg(ByteReader& in, Coding coding, ArgValue& a, const Event& ev) {
       a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
     case Coding::requests: {
-      const auto n = checked_length(in, in.read_uvarint());
-      for (std::uint64_t i = 0; i < n; ++i)
-        a.requests.push_back(read_request(in, ev.thread, ev.index));
+      a.requests.resize(checked_length(in, in.read_uvarint()));
+      for (auto& r : a.requests) r = read_request(in, ev.thread, ev.index);
       break;
     }
     case Coding::status:
       a.statuses.push_back(read_status(in));
       break;
     case Coding::statuses: {
+      // Grown as read, not sized up front: a status takes 5 bytes or more but 40 in memory.
       const auto n = checked_length(in, in.read_uvarint());
       for (std::uint64_t i = 0; i < n; ++i) a.statuses.push_back(read_status(in));
       break;
@@ -296,20 +320,73 @@ void clear_extras(Event& ev) {
   ev.stale &= ~kExtrasStale;
 }
 
-// Any coding but id and value, through the ByteReader; marks the argument stale. Returns
+// Any coding but id, value and nothing, through the ByteReader; marks the argument stale. Returns
 // where the body goes on.
 [[gnu::noinline]] const std::byte* read_other(ByteReader& r, const std::byte* base,
                                               const std::byte* p, Step step, Event& ev) {
   ArgValue& a = ev.args[step.param];
-  if (step.coding == Coding::nothing) {
-    a.present = true;
-    a.scalar = 0;
-    return p;
-  }
   if (step.param < kExtrasBit) ev.stale |= std::uint64_t{1} << step.param;
-  r.seek(static_cast<std::size_t>(p - base));
-  read_arg(r, step.coding, a, ev);
-  return base + r.position();
+  ByteReader local = r;  // in registers, unlike the column reader
+  local.seek(static_cast<std::size_t>(p - base));
+  read_arg(local, step.coding, a, ev);
+  return base + local.position();
+}
+
+// Reads `steps` from the body at `in`; returns where the body goes on.
+const std::byte* read_steps(const Step* step, std::size_t n, ByteReader& reader,
+                            const std::byte* base, const std::byte* in, const std::byte* end,
+                            Event& ev) {
+  ArgValue* const args = ev.args.data();
+  const Step* const last = step + n;
+  while (step != last) {
+    if (step->run == 0) {
+      if (step->coding == Coding::nothing) {
+        args[step->param].present = true;
+        args[step->param].scalar = 0;
+      } else {
+        in = read_other(reader, base, in, *step, ev);
+      }
+      ++step;
+      continue;
+    }
+    std::size_t run = step->run;
+    if (static_cast<std::size_t>(end - in) < kMaxVarintBytes * run) run = 0;
+    if (run == 0) {
+      // Near the end of the body: one at a time, bounds-checked.
+      std::uint64_t v = 0;
+      if (in != end && static_cast<std::uint8_t>(in[0]) < 0x80) {
+        v = static_cast<std::uint8_t>(in[0]);
+        in += 1;
+      } else {
+        const Varint slow = uvarint_slow(reader, base, in);
+        v = slow.value;
+        in = slow.next;
+      }
+      ArgValue& a = args[step->param];
+      a.present = true;
+      a.scalar = static_cast<std::int64_t>((v >> step->zigzag) ^ (~(v & step->zigzag) + 1));
+      ++step;
+      continue;
+    }
+    // A run of ids and values with room for all of it: no bounds checks.
+    for (const Step* stop = step + run; step != stop; ++step) {
+      std::uint64_t v = static_cast<std::uint8_t>(in[0]);
+      if (v < 0x80) {
+        in += 1;
+      } else if (static_cast<std::uint8_t>(in[1]) < 0x80) {
+        v = (v & 0x7fu) | (std::uint64_t{static_cast<std::uint8_t>(in[1])} << 7);
+        in += 2;
+      } else {
+        const Varint slow = uvarint_slow(reader, base, in);
+        v = slow.value;
+        in = slow.next;
+      }
+      ArgValue& a = args[step->param];
+      a.present = true;
+      a.scalar = static_cast<std::int64_t>((v >> step->zigzag) ^ (~(v & step->zigzag) + 1));
+    }
+  }
+  return in;
 }
 
 }  // namespace
@@ -381,32 +458,22 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_
     args[i].present = false;
     args[i].scalar = 0;
   }
-  const auto read_steps = [&](const std::vector<Step>& steps) {
-    for (const Step& step : steps) {
-      if (step.coding == Coding::id || step.coding == Coding::value) {
-        const std::uint64_t v = uvarint();
-        ArgValue& a = args[step.param];
-        a.present = true;
-        a.scalar = step.coding == Coding::value ? zigzag_decode(v) : static_cast<std::int64_t>(v);
-      } else {
-        in = read_other(reader, base, in, step, ev);
-      }
-    }
-  };
-  read_steps(plan.inputs);
   if (rc == 0) {
-    read_steps(plan.outputs);
+    in = read_steps(plan.steps.data(), plan.steps.size(), reader, base, in, end, ev);
   } else {
-    for (const Step& step : plan.outputs) {
-      args[step.param].present = false;
-      args[step.param].scalar = 0;
+    in = read_steps(plan.steps.data(), plan.inputs, reader, base, in, end, ev);
+    for (std::size_t i = plan.inputs; i < plan.steps.size(); ++i) {
+      args[plan.steps[i].param].present = false;
+      args[plan.steps[i].param].scalar = 0;
     }
   }
-  reader.seek(static_cast<std::size_t>(in - base));
+  ByteReader local = reader;  // in registers, unlike the column reader
+  local.seek(static_cast<std::size_t>(in - base));
   if (head & event_format::kHasExtras) {
     ev.stale |= kExtrasStale;
-    read_extras(reader, payload_offset, ev);
+    read_extras(local, payload_offset, ev);
   }
+  reader = local;
 }
 
 }  // namespace encore

@@ -83,7 +83,9 @@ class ByteReader {
         }
       }
     }
-    return read_uvarint_slow();
+    const Slow r = read_uvarint_slow(data_, pos_);
+    pos_ = r.pos;
+    return r.value;
   }
   std::int64_t read_svarint() { return zigzag_decode(read_uvarint()); }
 
@@ -108,13 +110,19 @@ class ByteReader {
 
  private:
   const std::byte* take(std::size_t n) {
-    if (n > data_.size() - pos_) overrun(n);
+    if (n > data_.size() - pos_) overrun(n, pos_, data_.size() - pos_);
     const std::byte* p = data_.data() + pos_;
     pos_ += n;
     return p;
   }
-  std::uint64_t read_uvarint_slow();
-  [[noreturn]] void overrun(std::size_t wanted) const;
+  // Static, the reader passed by value: a ByteReader on the stack never has its address
+  // taken, so the compiler keeps its position in a register.
+  struct Slow {
+    std::uint64_t value;
+    std::size_t pos;
+  };
+  static Slow read_uvarint_slow(std::span<const std::byte> data, std::size_t pos);
+  [[noreturn]] static void overrun(std::size_t wanted, std::size_t pos, std::size_t left);
 
   std::span<const std::byte> data_;
   std::size_t pos_ = 0;
