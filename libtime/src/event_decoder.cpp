@@ -168,8 +168,9 @@ void read_arg(ByteReader& in, Coding coding, ArgValue& a, const Event& ev) {
       a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
     case Coding::requests: {
-      a.requests.resize(checked_length(in, in.read_uvarint()));
-      for (auto& r : a.requests) r = read_request(in, ev.thread, ev.index);
+      const auto n = checked_length(in, in.read_uvarint());
+      for (std::uint64_t i = 0; i < n; ++i)
+        a.requests.push_back(read_request(in, ev.thread, ev.index));
       break;
     }
     case Coding::status:
