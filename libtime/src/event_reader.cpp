@@ -34,6 +34,7 @@ bool RankEventReader::load_chunk() {
       continue;
     }
     if (h.kind != ChunkKind::events) continue;
+    if (h.thread >= threads_.size()) threads_.resize(std::size_t{h.thread} + 1);
     ThreadPos& pos = threads_[h.thread];
     pos_ = &pos;
     pos.index = h.first;

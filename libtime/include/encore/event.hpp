@@ -87,6 +87,10 @@ struct Event {
   // (MPI_Comm_get_attr, MPI_Attr_get), and MPI_Dist_graph_create's neighbours.
   std::optional<std::int64_t> attribute;
   std::optional<NeighbourLists> neighbours;
+  // Decoder bookkeeping: bit i set when args[i] may hold more than present and scalar (lists,
+  // requests, statuses, text, real, flags), bit 63 when the extras fields may be set. The
+  // decoder clears only those, so reusing an Event costs little; all set in a new Event.
+  std::uint64_t stale = ~std::uint64_t{0};
 
   const FunctionInfo& info() const { return function_table()[function]; }
   std::uint64_t payload_bytes() const {

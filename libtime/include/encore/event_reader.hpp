@@ -8,7 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 #include "encore/event.hpp"
 #include "encore/stream_file.hpp"
@@ -71,8 +71,8 @@ class RankEventReader {
   EventColumns columns_;
   std::uint32_t left_in_chunk_ = 0;
   std::uint16_t thread_ = 0;
-  std::unordered_map<std::uint16_t, ThreadPos> threads_;
-  ThreadPos* pos_ = nullptr;  // threads_[thread_] (map nodes do not move)
+  std::vector<ThreadPos> threads_;  // by thread id (at most 65536, as the file reader's)
+  ThreadPos* pos_ = nullptr;        // threads_[thread_], taken again after each resize
   bool ended_clean_ = false;
   bool done_ = false;
   std::string problem_;

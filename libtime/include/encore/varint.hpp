@@ -83,7 +83,9 @@ class ByteReader {
         }
       }
     }
-    return read_uvarint_slow();
+    const Slow r = read_uvarint_slow(data_, pos_);
+    pos_ = r.pos;
+    return r.value;
   }
   std::int64_t read_svarint() { return zigzag_decode(read_uvarint()); }
 
@@ -98,19 +100,29 @@ class ByteReader {
   void skip(std::size_t n) { take(n); }
 
   std::size_t position() const noexcept { return pos_; }
+  // For decoders that walk the bytes with the position in a register (see event_decoder.cpp)
+  // and hand back to this reader for anything but the short fast paths.
+  std::span<const std::byte> bytes() const noexcept { return data_; }
+  void seek(std::size_t pos) noexcept { pos_ = pos <= data_.size() ? pos : data_.size(); }
   std::size_t remaining() const noexcept { return data_.size() - pos_; }
   bool at_end() const noexcept { return pos_ == data_.size(); }
   std::span<const std::byte> rest() const noexcept { return data_.subspan(pos_); }
 
  private:
   const std::byte* take(std::size_t n) {
-    if (n > data_.size() - pos_) overrun(n);
+    if (n > data_.size() - pos_) overrun(n, pos_, data_.size() - pos_);
     const std::byte* p = data_.data() + pos_;
     pos_ += n;
     return p;
   }
-  std::uint64_t read_uvarint_slow();
-  [[noreturn]] void overrun(std::size_t wanted) const;
+  // Static, the reader passed by value: a ByteReader on the stack never has its address
+  // taken, so the compiler keeps its position in a register.
+  struct Slow {
+    std::uint64_t value;
+    std::size_t pos;
+  };
+  static Slow read_uvarint_slow(std::span<const std::byte> data, std::size_t pos);
+  [[noreturn]] static void overrun(std::size_t wanted, std::size_t pos, std::size_t left);
 
   std::span<const std::byte> data_;
   std::size_t pos_ = 0;
