@@ -23,6 +23,14 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The tenth percentile: what a machine's load does to a message (the receiver descheduled,
+// the sender preempted) only ever adds time, so the low end is the network's own latency.
+double low_quantile(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 10), v.end());
+  return v[v.size() / 10];
+}
+
 using Envelope = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>;
 struct SendSample {
   std::int64_t start;
@@ -136,11 +144,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
     }
   }
   if (!lat.empty())
-    p.L = std::max(0.0, median(lat));
+    p.L = std::max(0.0, low_quantile(lat));
   else
     f.notes += "L: no send matched with a waiting receive, default; ";
   // Per size class above S: a waiting receive of n bytes ends 3o + 3L + (n-1)G after the send
-  // starts (the engine's rendezvous: request, ready, data), so G = the median of
+  // starts (the engine's rendezvous: request, ready, data), so G = the tenth percentile of
   // (end - start - 3o - 3L) / (n-1) over the class's pairs.
   std::map<int, std::vector<double>> by_class;
   for (const auto& [n, span] : large)
@@ -150,7 +158,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
           static_cast<double>(n - 1));
   for (const auto& [cls, g] : by_class) {
     const std::uint64_t from = std::max<std::uint64_t>(p.S + 1, 1ull << (cls - 1));
-    p.G_classes.push_back({from, median(g)});
+    p.G_classes.push_back({from, low_quantile(g)});
     f.large_pairs += g.size();
   }
   f.notes += "g: 0, S: default (not fitted)";
