@@ -11,17 +11,25 @@ The examples run at sizes where that span is a few tenths of a second (--args to
 For each example, with runs alternated (plain, recorded, plain, ...) and medians [min .. max]:
   plain     the uninstrumented run's span;
   model     each model with compute as captured (no replay): the models' own error;
+  self      the same predictions against the recorded (corrected) span of the same run: no
+            machine noise between two runs, so it isolates the model (for `logged` it shows
+            how much of the recording's wait was the peers' capture overhead);
   replayed  every rank replayed (`encore replay -o`), one after the other, both models;
                                                                               goal <= 1 %
   together  every rank replayed at once, one per core as the real run had them, so what
             co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
   one rank  rank 0 replayed, rank 1 inferred from it;                         goal <= 3 %
-  slower    replays with the replaying process in a CPU-quota cgroup (50 % of a core, 10 ms
+  slower    replays with the replaying process in a CPU-quota cgroup (50 % of a core, 2 ms
             period by default), against plain runs with every rank limited the same way;
-            goal <= 5 %.
+            goal <= 5 %. The period is as short as the kernel allows at 50 %: CFS refuses a
+            period or a quota under 1 ms (EINVAL), so 1 ms periods only take a 100 % quota.
+            Short periods matter because MPICH polls while it waits, burning the quota: with
+            10 ms periods a message arriving while a rank is throttled waits up to 5 ms.
+Plain and recorded runs have one rank per core (mpiexec -bind-to core) unless --no-bind, so
+the scheduler moves neither between cores mid-run.
 Parts that need what this machine or build lacks say so and are skipped.
 Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
-       [--period-us 10000] [--args 'halo2d=512 200;ring=...']"""
+       [--period-us 2000] [--args 'halo2d=512 200;ring=...']"""
 import argparse
 import json
 import os
@@ -33,7 +41,8 @@ import sys
 import tempfile
 
 CGROUP_CPU = pathlib.Path("/sys/fs/cgroup/cpu")
-QUOTA = [5000, 10000]  # us of CPU per period: 50 % of a core (--period-us changes both)
+QUOTA = [1000, 2000]  # us of CPU per period: 50 % of a core (--period-us changes both)
+MIN_CFS_US = 1000  # the kernel's floor for both the period and the quota (min_cfs_quota_period)
 # Sizes where the program's span is a few tenths of a second on this machine.
 DEFAULT_ARGS = {"halo2d": "1024 400", "ring": "100 200000", "collectives": "1048576",
                 "master_worker": "512 16 1024"}
@@ -100,11 +109,15 @@ def cleanup_cgroups():
             pass
 
 
-def predict(tool, trace, model, profiles=()):
+def predict(tool, trace, model, profiles=(), recorded=False):
+    """The predicted span (s); with recorded=True, also the recorded (corrected) one."""
     args = [tool, "predict", trace, "--json", "--model", model]
     if profiles:
         args += ["--replay", *profiles]
-    return json.loads(run(args).stdout)["predicted_program_s"]
+    doc = json.loads(run(args).stdout)
+    if recorded:
+        return doc["predicted_program_s"], doc["recorded_program_s"]
+    return doc["predicted_program_s"]
 
 
 def replay(tool, trace, rank, out, program, limit=False):
@@ -132,10 +145,15 @@ def main():
     ap.add_argument("--examples", default="halo2d,ring,collectives,master_worker")
     ap.add_argument("--period-us", type=int, default=QUOTA[1],
                     help="CPU-quota cgroup period (the quota is half of it)")
+    ap.add_argument("--no-bind", action="store_true",
+                    help="let the scheduler place the ranks (default: one per core)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
     QUOTA[:] = [a.period_us // 2, a.period_us]
+    if QUOTA[0] < MIN_CFS_US:
+        raise SystemExit(f"--period-us {a.period_us}: the quota (half of it) would be under the "
+                         f"kernel's {MIN_CFS_US} us minimum; use {2 * MIN_CFS_US} or more")
     example_args = dict(DEFAULT_ARGS)
     for item in filter(None, a.args.split(";")):
         name, _, args = item.partition("=")
@@ -145,7 +163,7 @@ def main():
     probe = build / "bench/libbench_span_probe.so"
     if not probe.exists():
         raise SystemExit(f"{probe}: not built (cmake --build {a.build} --target bench_span_probe)")
-    mpiexec = shutil.which("mpiexec")
+    mpiexec = [shutil.which("mpiexec"), *([] if a.no_bind else ["-bind-to", "core"])]
     with_replay = replay_writes_profiles(tool)
     if not with_replay:
         print("replayed, one rank, slower: skipped, `encore replay -o` does not write profiles "
@@ -155,17 +173,21 @@ def main():
     try:
         for name in a.examples.split(","):
             program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
-            err = {k: [] for k in ("model loggps", "model logged", "replayed loggps",
+            err = {k: [] for k in ("model loggps", "model logged", "model seed", "self loggps",
+                                   "self logged", "replayed loggps",
                                    "replayed logged", "one rank loggps", "together loggps",
                                    "together logged", "slower loggps")}
             plain_s = []
             for i in range(a.runs):
-                plain = plain_span([mpiexec, "-n", 2, *program], probe, tmp)
+                plain = plain_span([*mpiexec, "-n", 2, *program], probe, tmp)
                 plain_s.append(plain)
                 trace = tmp / f"{name}-{i}"
-                run([tool, "record", "-o", trace, "--", mpiexec, "-n", 2, *program])
-                for model in ("loggps", "logged"):
-                    err[f"model {model}"].append(100 * (predict(tool, trace, model) - plain) / plain)
+                run([tool, "record", "-o", trace, "--", *mpiexec, "-n", 2, *program])
+                for model in ("loggps", "logged", "seed"):
+                    pred, rec = predict(tool, trace, model, recorded=True)
+                    err[f"model {model}"].append(100 * (pred - plain) / plain)
+                    if model != "seed":  # the seed gives the recording back by construction
+                        err[f"self {model}"].append(100 * (pred - rec) / rec)
                 if with_replay:
                     profiles = []
                     for r in (0, 1):
@@ -182,7 +204,7 @@ def main():
                         err[f"together {model}"].append(
                             100 * (predict(tool, trace, model, together) - plain) / plain)
                 if with_cgroup:
-                    slow_plain = plain_span([mpiexec, "-n", 2, *limited(program, "rank")], probe,
+                    slow_plain = plain_span([*mpiexec, "-n", 2, *limited(program, "rank")], probe,
                                             tmp)
                     replay(tool, trace, 0, tmp / f"{name}-{i}-slow", program, limit=True)
                     err["slower loggps"].append(

@@ -1,7 +1,8 @@
-"""`encore predict` end to end on recorded examples (2 ranks): both models run, the predicted
+"""`encore predict` end to end on recorded examples (2 ranks): every model runs, the predicted
 trace reads back with `encore stats` and `encore show`, per-rank totals add up (compute +
-communication + wait = end), the logged model with compute as captured gives back the
-recorded run exactly, and bad input is refused with one line and an exit code."""
+communication + wait = end), the seed model with compute as captured gives back the recorded
+run exactly, the compensated logged model takes the waits the peers' capture overhead caused
+out of it, and bad input is refused with one line and an exit code."""
 import json
 import pathlib
 import shutil
@@ -37,7 +38,7 @@ class PredictExamples(unittest.TestCase):
 
     def test_totals_add_up_and_trace_reads_back(self):
         for name in EXAMPLES:
-            for model in ("loggps", "logged"):
+            for model in ("loggps", "logged", "seed"):
                 with self.subTest(example=name, model=model):
                     out = self.root / f"{name}-{model}"
                     doc = self.predict(name, "--model", model, "-o", out)
@@ -68,10 +69,10 @@ class PredictExamples(unittest.TestCase):
                                                delta=1e-9 * p["events"])
                     self.assertIn("MPI_Finalize", tool("show", out).stdout)
 
-    def test_logged_model_without_profiles_gives_back_the_recording(self):
+    def test_seed_model_without_profiles_gives_back_the_recording(self):
         for name in EXAMPLES:
             with self.subTest(example=name):
-                doc = self.predict(name, "--model", "logged")
+                doc = self.predict(name, "--model", "seed")
                 self.assertAlmostEqual(doc["predicted_total_s"], doc["recorded_total_s"],
                                        delta=1e-6 * doc["recorded_total_s"])
                 self.assertAlmostEqual(doc["predicted_program_s"], doc["recorded_program_s"],

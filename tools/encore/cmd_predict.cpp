@@ -17,6 +17,7 @@
 
 #include "encore/error.hpp"
 #include "encore/predict/fit.hpp"
+#include "encore/predict/logged_model.hpp"
 #include "encore/predict/loggps_engine.hpp"
 #include "encore/predict/predicted_trace.hpp"
 #include "encore/predict/trace_feed.hpp"
@@ -112,8 +113,8 @@ std::string pct(double predicted, double recorded) {
 }
 
 int predict_main(const PredictOptions& o) {
-  if (o.model != "logged" && o.model != "loggps")
-    throw ExitError(kExitUsage, "--model: expected logged or loggps, got '" + o.model + "'");
+  if (o.model != "logged" && o.model != "loggps" && o.model != "seed")
+    throw ExitError(kExitUsage, "--model: expected loggps, logged or seed, got '" + o.model + "'");
   const Trace t = open_trace(o.trace);
   if (t.manifest.kind != TraceKind::capture)
     throw ExitError(kExitUsage, o.trace + ": a " + std::string(to_string(t.manifest.kind)) +
@@ -181,9 +182,17 @@ int predict_main(const PredictOptions& o) {
   ProgramSpan span(offsets);
   ProgressSink progress(out, span, total_events, isatty(STDERR_FILENO) != 0);
   predict::EngineStats stats;
+  std::uint64_t released = 0;
   try {
-    stats = o.model == "loggps" ? predict::run_loggps(feeds, params, progress)
-                                : predict::run_logged(feeds, params, progress);
+    if (o.model == "loggps") {
+      stats = predict::run_loggps(feeds, params, progress);
+    } else if (o.model == "seed") {
+      stats = predict::run_logged(feeds, params, progress);
+    } else {
+      const predict::LoggedStats ls = predict::run_compensated(feeds, params, offsets, progress);
+      stats = ls;
+      released = ls.released;
+    }
   } catch (const Error& e) {
     progress.end();
     throw ExitError(kExitTraceProblem, e.what());
@@ -227,6 +236,7 @@ int predict_main(const PredictOptions& o) {
                    {"messages", stats.messages},
                    {"collectives", stats.collectives},
                    {"max_in_flight", stats.max_in_flight}};
+  if (o.model == "logged") doc["engine"]["released"] = released;
   if (!o.out.empty()) doc["output"] = o.out;
   try {
     out.finish(t.manifest, {{"model", o.model},
@@ -273,6 +283,11 @@ int predict_main(const PredictOptions& o) {
                  cell(rec.compute_ns, p.compute_ns), cell(rec.comm_ns, p.comm_ns),
                  cell(rec.wait_ns, p.wait_ns), cell(rec.end_ns, p.end_ns));
     }
+    if (released != 0)
+      fmt::print(
+          "  {} calls kept their recorded duration: a rank they wait for reaches them only "
+          "later in the model's order\n",
+          released);
     if (!o.out.empty()) fmt::print("  predicted trace: {}\n", o.out);
   }
   for (const auto& pr : problems) print_error(pr + " (predicted from the events before it)");
@@ -290,7 +305,10 @@ Subcommand add_predict(CLI::App& parent) {
                   "Replay profile directories (encore replay -o); ranks without one are inferred")
       ->expected(1, -1);
   app->add_option("-o,--output", o->out, "Write the predicted trace (kind \"predicted\") here");
-  app->add_option("--model", o->model, "logged (recorded call durations) or loggps (simulated)")
+  app->add_option(
+         "--model", o->model,
+         "loggps (simulated), logged (recorded durations, waits re-derived from the peers' "
+         "corrected times) or seed (recorded durations as they are)")
       ->capture_default_str();
   app->add_option("--params", o->params,
                   "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "

@@ -23,10 +23,19 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The tenth percentile: what a machine's load does to a message (the receiver descheduled,
+// the sender preempted) only ever adds time, so the low end is the network's own latency.
+double low_quantile(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 10), v.end());
+  return v[v.size() / 10];
+}
+
 using Envelope = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>;
 struct SendSample {
   std::int64_t start;
   std::uint64_t bytes;
+  bool buffered;  // Bsend: never waits for its receive, whatever the size
 };
 struct RecvSample {
   std::int64_t start, end;
@@ -48,6 +57,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
     Event ev;
     for (std::uint64_t i = 0; i < kFitEventsPerRank && reader.next(ev); ++i) {
       const CallClass& c = classify(ev.function);
+      // Pairs compare two ranks' moments: uncorrected times, since what a receive waited for
+      // is the sender's wall clock, the capture's work on either side included.
+      const std::int64_t raw_start = static_cast<std::int64_t>(ev.raw_start_ns) + offset;
       // Peers as world ranks; the communicator's id is the same on every rank of an SPMD
       // program, which is what the pairing below assumes.
       const std::uint64_t comm_id = static_cast<std::uint64_t>(scalar_of(ev, Role::comm));
@@ -64,16 +76,22 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
         if (!fresh && d < it->second.second) it->second = {n, d};
         const std::int64_t dst = world_of(scalar_of(ev, Role::peer));
         if (dst >= 0)
-          sends[{r, dst, scalar_of(ev, Role::tag), comm_id}].push_back(
-              {static_cast<std::int64_t>(ev.start_ns) + offset, n});
-      } else if (ev.rc == 0 && c.op == Op::recv) {
+          sends[{r, dst, scalar_of(ev, Role::tag), comm_id}].push_back({raw_start, n, c.buffered});
+      } else if (ev.rc == 0 && c.op == Op::sendrecv) {
+        // Its duration holds its receive too, so it is no sample of o or G; a rendezvous-size
+        // one pairs with the peer's like a send and a receive (what large shifts are made of).
+        const std::uint64_t n = message_bytes(ctx, ev).sent;
+        const std::int64_t dst = world_of(scalar_of(ev, Role::peer, 0));
+        if (dst >= 0 && f.params.rendezvous(n))
+          sends[{r, dst, scalar_of(ev, Role::tag, 0), comm_id}].push_back({raw_start, n, false});
+      }
+      if (ev.rc == 0 && (c.op == Op::recv || c.op == Op::sendrecv)) {
         const ArgValue* st = arg_of(ev, Role::status_out);
         const std::int64_t src =
             st && !st->statuses.empty() ? world_of(st->statuses[0].source) : -1;
         if (src >= 0)
           recvs[{src, r, st->statuses[0].tag, comm_id}].push_back(
-              {static_cast<std::int64_t>(ev.start_ns) + offset,
-               static_cast<std::int64_t>(ev.end_ns) + offset});
+              {raw_start, raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns)});
       }
       ctx.observe(ev);
     }
@@ -103,8 +121,10 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
   } else {
     f.notes += "G: fewer than two send sizes, default; ";
   }
-  // L: pairs matched in order per (source, destination, tag, communicator id).
+  // L: eager pairs matched in order per (source, destination, tag, communicator id). Pairs
+  // above S (rendezvous) give each size class its own G once L is known.
   std::vector<double> lat;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> large;  // (bytes, receive end - send start)
   for (auto& [env, rq] : recvs) {
     auto it = sends.find(env);
     if (it == sends.end()) continue;
@@ -115,29 +135,52 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
       const SendSample& s = sq[i];
       const RecvSample& q = rq[i];
       if (q.start > s.start) continue;  // the receive came late: its end says nothing of L
+      if (p.rendezvous(s.bytes)) {
+        if (!s.buffered) large.emplace_back(s.bytes, q.end - s.start);
+        continue;
+      }
       const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
       lat.push_back(static_cast<double>(q.end - s.start) - 2 * p.o - x);
     }
   }
   if (!lat.empty())
-    p.L = std::max(0.0, median(lat));
+    p.L = std::max(0.0, low_quantile(lat));
   else
     f.notes += "L: no send matched with a waiting receive, default; ";
+  // Per size class above S: a waiting receive of n bytes ends 3o + 3L + (n-1)G after the send
+  // starts (the engine's rendezvous: request, ready, data), so G = the tenth percentile of
+  // (end - start - 3o - 3L) / (n-1) over the class's pairs.
+  std::map<int, std::vector<double>> by_class;
+  for (const auto& [n, span] : large)
+    if (n > 1)
+      by_class[static_cast<int>(std::bit_width(n))].push_back(
+          std::max(0.0, static_cast<double>(span) - 3 * p.o - 3 * p.L) /
+          static_cast<double>(n - 1));
+  for (const auto& [cls, g] : by_class) {
+    const std::uint64_t from = std::max<std::uint64_t>(p.S + 1, 1ull << (cls - 1));
+    p.G_classes.push_back({from, low_quantile(g)});
+    f.large_pairs += g.size();
+  }
   f.notes += "g: 0, S: default (not fitted)";
   return f;
 }
 
 nlohmann::json to_json(const FitReport& f) {
-  return {{"params", to_json(f.params)},
-          {"send_samples", f.send_samples},
-          {"size_classes", f.size_classes},
-          {"pairs", f.pairs},
-          {"notes", f.notes}};
+  return {{"params", to_json(f.params)},    {"send_samples", f.send_samples},
+          {"size_classes", f.size_classes}, {"pairs", f.pairs},
+          {"large_pairs", f.large_pairs},   {"notes", f.notes}};
 }
 
 std::string describe(const FitReport& f) {
-  return fmt::format("o from {} small sends, G from {} size classes, L from {} matched pairs; {}",
-                     f.send_samples, f.size_classes, f.pairs, f.notes);
+  std::string large;
+  for (const SizeClassG& c : f.params.G_classes)
+    large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
+  return fmt::format(
+      "o from {} small sends, G from {} size classes, L from {} matched pairs; {}{}{}",
+      f.send_samples, f.size_classes, f.pairs, f.notes,
+      large.empty() ? "; no rendezvous pair with a waiting receive: one G for all sizes"
+                    : fmt::format("; above S, from {} rendezvous pairs: ", f.large_pairs),
+      large);
 }
 
 }  // namespace encore::predict

@@ -10,7 +10,13 @@
 namespace encore::predict {
 
 nlohmann::json to_json(const LogGPSParams& p) {
-  return {{"L", p.L}, {"o", p.o}, {"g", p.g}, {"G", p.G}, {"S", p.S}, {"source", p.source}};
+  nlohmann::json j = {{"L", p.L}, {"o", p.o}, {"g", p.g},
+                      {"G", p.G}, {"S", p.S}, {"source", p.source}};
+  if (!p.G_classes.empty()) {
+    auto& classes = j["G_classes"] = nlohmann::json::array();
+    for (const SizeClassG& c : p.G_classes) classes.push_back({{"from", c.from}, {"G", c.G}});
+  }
+  return j;
 }
 
 LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source) {
@@ -34,6 +40,30 @@ LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
       throw Error(fmt::format("{}: S: expected a non-negative integer (bytes)", source));
     p.S = v.get<std::uint64_t>();
+  }
+  if (j.contains("G_classes")) {
+    const auto& v = j.at("G_classes");
+    const auto bad = [&](std::size_t i) {
+      return Error(
+          fmt::format("{}: G_classes[{}]: expected {{\"from\": bytes, \"G\": ns per "
+                      "byte}} with \"from\" ascending",
+                      source, i));
+    };
+    if (!v.is_array() || v.size() > 64)
+      throw Error(fmt::format("{}: G_classes: expected an array of at most 64 classes", source));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const auto& c = v[i];
+      if (!c.is_object() || !c.contains("from") || !c.contains("G") ||
+          !c["from"].is_number_integer() || c["from"].get<std::int64_t>() < 0 ||
+          !c["G"].is_number())
+        throw bad(i);
+      const double g = c["G"].get<double>();
+      const std::uint64_t from = c["from"].get<std::uint64_t>();
+      if (!std::isfinite(g) || g < 0 || g > 1e12 ||
+          (!p.G_classes.empty() && from <= p.G_classes.back().from))
+        throw bad(i);
+      p.G_classes.push_back({from, g});
+    }
   }
   return p;
 }

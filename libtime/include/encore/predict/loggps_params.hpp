@@ -6,23 +6,43 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace encore::predict {
 
-struct LogGPSParams {
-  double L = 150;                   // ns
-  double o = 150;                   // ns
-  double g = 0;                     // ns
-  double G = 0.1;                   // ns per byte
-  std::uint64_t S = 65536;          // bytes: messages larger than S use rendezvous
-  std::string source = "defaults";  // "defaults", "fit from TRACE", or the file read
+// G for messages of at least `from` bytes (LogGPS with a piecewise G: MPICH's large-message
+// shared-memory path moves bytes at another rate than its eager path).
+struct SizeClassG {
+  std::uint64_t from = 0;
+  double G = 0;  // ns per byte
+};
 
+struct LogGPSParams {
+  double L = 150;                     // ns
+  double o = 150;                     // ns
+  double g = 0;                       // ns
+  double G = 0.1;                     // ns per byte
+  std::uint64_t S = 65536;            // bytes: messages larger than S use rendezvous
+  std::vector<SizeClassG> G_classes;  // ascending `from`; below the first, G
+  std::string source = "defaults";    // "defaults", "fit from TRACE", or the file read
+
+  // G for a message of `bytes`: the last class starting at or below it, else G.
+  double G_for(std::uint64_t bytes) const {
+    double per_byte = G;
+    for (const SizeClassG& c : G_classes) {
+      if (c.from > bytes) break;
+      per_byte = c.G;
+    }
+    return per_byte;
+  }
   // Time to push `bytes` into the network after the overhead: (bytes - 1) * G, 0 for empty.
   // Rounded to ns (all values are non-negative).
   std::int64_t transfer_ns(std::uint64_t bytes) const {
-    return bytes == 0 ? 0 : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G + 0.5);
+    return bytes == 0
+               ? 0
+               : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G_for(bytes) + 0.5);
   }
   std::int64_t overhead_ns() const { return static_cast<std::int64_t>(o + 0.5); }
   std::int64_t latency_ns() const { return static_cast<std::int64_t>(L + 0.5); }
@@ -30,8 +50,9 @@ struct LogGPSParams {
 };
 
 nlohmann::json to_json(const LogGPSParams& p);
-// {"L": ns, "o": ns, "g": ns, "G": ns per byte, "S": bytes}; missing keys keep their
-// defaults. Throws Error naming `source` and the key on a bad value.
+// {"L": ns, "o": ns, "g": ns, "G": ns per byte, "S": bytes, "G_classes": [{"from": bytes,
+// "G": ns per byte}...]}; missing keys keep their defaults. Throws Error naming `source` and the
+// key on a bad value.
 LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source);
 LogGPSParams load_params(const std::filesystem::path& file);
 
