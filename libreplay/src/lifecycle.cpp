@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "replay_attributes.hpp"
 #include "step.hpp"
 
 using namespace encore;
@@ -55,6 +56,7 @@ extern "C" ENCORE_EXPORT int MPI_Finalize(void) {
   {
     Step s(fn::Finalize);
     s.check();
+    if (s.ok()) rattr::finalize();  // MPI_COMM_SELF's delete callbacks, then MPI_COMM_WORLD's
     rc = s.rc();
   }
   Replayer& r = *Replayer::get();

@@ -81,6 +81,10 @@ class Replayer {
   void advance();  // the current event has been replayed
   std::uint64_t index() const noexcept { return index_; }
   bool finished() const noexcept { return finished_; }
+  // No call can be replayed now: after MPI_Finalize, or inside an attribute callback.
+  bool blocked() const noexcept { return finished_ || in_callback_; }
+  bool in_callback() const noexcept { return in_callback_; }
+  void set_in_callback(bool on) noexcept { in_callback_ = on; }
   // After MPI_Finalize: no more calls are replayed; the profile is closed as complete.
   void finish() noexcept;
   // The profile being written, or nullptr.
@@ -152,6 +156,7 @@ class Replayer {
   std::vector<std::byte> scratch_;
   bool have_current_ = false;
   bool finished_ = false;
+  bool in_callback_ = false;
   bool payload_swapped_ = false;  // payloads in the other byte order than this host's
   std::uint64_t index_ = 0;
   std::uint64_t send_mismatches_ = 0;

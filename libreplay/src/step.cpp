@@ -8,6 +8,7 @@
 #include "encore/byte_order.hpp"
 #include "encore/event_format.hpp"
 #include "encore/event_text.hpp"
+#include "replay_attributes.hpp"
 
 namespace encore::replay {
 
@@ -20,7 +21,14 @@ Step::Step(fn::Id id) : id_(id), f_(&function_table()[id]), rep_(Replayer::get()
     std::fprintf(stderr, "encore replay: %s called before MPI_Init\n", f.name);
     std::exit(kReplayErrorExit);
   }
-  if (rep_->finished()) rep_->fail(fmt::format("{} called after MPI_Finalize", f.name));
+  if (rep_->blocked()) [[unlikely]] {
+    if (rep_->in_callback())
+      rep_->fail(fmt::format(
+          "{} called from an attribute callback: not implemented yet (the recorded run did not "
+          "record it)",
+          f.name));
+    rep_->fail(fmt::format("{} called after MPI_Finalize", f.name));
+  }
   ev_ = rep_->peek();
   if (!ev_) {
     const std::string why = rep_->end_problem();
@@ -206,6 +214,7 @@ void Step::out_string(int i, char* p) {
 void Step::free_comm(int i, MPI_Comm* p) {
   (void)i;
   if (!p) return;
+  if (ok()) rattr::release(*p);  // delete callbacks, before the handle goes
   rep_->free_comm(*p);
   *p = MPI_COMM_NULL;
 }
@@ -218,6 +227,7 @@ void Step::free_group(int i, MPI_Group* p) {
 void Step::free_datatype(int i, MPI_Datatype* p) {
   (void)i;
   if (!p) return;
+  if (ok()) rattr::release(*p);
   rep_->unbind_datatype(*p);
   try {
     if (rep_->types().engine().is_valid(*p)) rep_->types().engine().free(*p);
