@@ -115,6 +115,8 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   wo.level = -3;
   writer_ =
       std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
+  batch_.resize(kBatchEvents);
+  batch_bodies_.resize(1 << 16);
   save_manifest(m, out.manifest_path());
   const auto sites = fmt::format("rank-{:05}.callsites.json", rank);
   if (std::filesystem::exists(recorded_trace / sites))
@@ -124,27 +126,46 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
 
 ReplayProfile::~ReplayProfile() = default;
 
+void ReplayProfile::flush_batch() {
+  if (batch_n_ == 0) return;
+  const std::size_t n = batch_n_;
+  batch_n_ = 0;
+  const std::size_t bytes = batch_bytes_;
+  batch_bytes_ = 0;
+  writer_->write_bodies(batch_thread_, {batch_.data(), n}, {batch_bodies_.data(), bytes});
+}
+
 bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
                            std::uint64_t enter) noexcept {
   if (failed_ || closed_) return false;
+  const std::uint64_t enter_ns = clock_.to_ns(enter);
   if (first_) {
-    last_leave_ = enter;  // the profile starts at the first call, as a capture does
+    last_leave_ns_ = enter_ns;  // the profile starts at the first call, as a capture does
     first_ = false;
   }
-  const std::uint64_t gap = clock_.to_ns(enter) - clock_.to_ns(last_leave_);
+  const std::uint64_t gap = enter_ns - last_leave_ns_;
   const std::uint64_t start = now_ns_ + gap;
   try {
     const std::span<const std::uint64_t> counts =
         counters_on_ ? std::span<const std::uint64_t>(counts_) : std::span<const std::uint64_t>{};
     std::size_t n = 0;
     if (!body.empty()) {
+      if (batch_n_ > 0 && ev.thread != batch_thread_) flush_batch();
       const std::size_t room = copy_body_bound(body.size(), counts.size());
-      if (body_.size() < room) body_.resize(2 * room);  // grows a few times, then never
-      n = copy_body_new_extras(body, ev, counts, body_.data());
+      if (batch_bodies_.size() - batch_bytes_ < room) {
+        flush_batch();
+        if (batch_bodies_.size() < room)
+          batch_bodies_.resize(std::max<std::size_t>(2 * room, 1 << 16));
+      }
+      n = copy_body_new_extras(body, ev, counts, batch_bodies_.data() + batch_bytes_);
     }
     if (n > 0) {
-      writer_->write_body(ev.thread, start, start, pending_overhead_, {body_.data(), n});
+      batch_thread_ = ev.thread;
+      batch_[batch_n_++] = {start, start, pending_overhead_, n};
+      batch_bytes_ += n;
+      if (batch_n_ == kBatchEvents) flush_batch();
     } else {
+      flush_batch();  // in order with the batched ones
       ev.start_ns = start;
       ev.end_ns = start;
       ev.overhead_ns = pending_overhead_;
@@ -162,9 +183,9 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
   compute_ns_ += gap;
   total_overhead_ns_ += pending_overhead_;
   if (counters_on_) mark_counters();
-  const std::uint64_t leave = clock_.ticks();
-  pending_overhead_ = clock_.to_ns(leave) - clock_.to_ns(enter);
-  last_leave_ = leave;
+  const std::uint64_t leave_ns = clock_.to_ns(clock_.ticks());
+  pending_overhead_ = leave_ns - enter_ns;
+  last_leave_ns_ = leave_ns;
   return true;
 }
 
@@ -211,7 +232,10 @@ void ReplayProfile::close(RankStatus status) noexcept {
   if (closed_) return;
   closed_ = true;
   try {
-    if (!failed_) writer_->close(status == RankStatus::complete ? 0 : 1);
+    if (!failed_) {
+      flush_batch();
+      writer_->close(status == RankStatus::complete ? 0 : 1);
+    }
     RankInfo& info = manifest_.ranks.front();
     info.status = failed_ ? RankStatus::aborted : status;
     info.events = writer_->events();

@@ -84,6 +84,35 @@ void RankTraceWriter::write_body(std::uint16_t thread, std::uint64_t start_ns, s
   end_event(thread, t);
 }
 
+void RankTraceWriter::write_bodies(std::uint16_t thread, std::span<const BodyTimes> events,
+                                   std::span<const std::byte> bodies) {
+  if (events.empty()) return;
+  ThreadState& t = thread_state(thread, events.front().start_ns, events.front().end_ns);
+  std::size_t from = 0, run = 0;  // bodies[from, from + run) not yet in t.body
+  for (const BodyTimes& e : events) {
+    if (e.start_ns < t.end_ns || e.end_ns < e.start_ns)
+      thread_state(thread, e.start_ns, e.end_ns);  // throws: times go backwards
+    if (e.bytes > bodies.size() - from - run)
+      throw Error(events_file_.path() + ": thread " + std::to_string(thread) + " event " +
+                  std::to_string(t.events) + ": its body runs past the bytes given");
+    put_times(t, e.start_ns, e.end_ns, e.overhead_ns);
+    run += e.bytes;
+    const std::size_t pending =
+        t.gap.size() + t.duration.size() + t.overhead.size() + t.body.size() + run;
+    if (t.events - t.chunk_first >= options_.chunk_events || pending >= options_.chunk_bytes) {
+      t.body.put(bodies.subspan(from, run));
+      from += run;
+      run = 0;
+      flush_payload(thread, t);
+      flush_events(thread, t);
+    }
+  }
+  if (from + run != bodies.size())
+    throw Error(events_file_.path() + ": " + std::to_string(bodies.size() - from - run) +
+                " body bytes given beyond the events' own");
+  t.body.put(bodies.subspan(from, run));
+}
+
 void RankTraceWriter::flush_events(std::uint16_t thread, ThreadState& t) {
   if (t.events == t.chunk_first) return;
   assembly_.clear();

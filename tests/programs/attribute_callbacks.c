@@ -10,8 +10,8 @@
 #include <mpi.h>
 
 static int rank;
-static int keys[5];        /* the keyvals, named k0..k4 in the output */
-static int pool[64];       /* values the copy callbacks make */
+static int keys[5];  /* the keyvals, named k0..k4 in the output */
+static int pool[64]; /* values the copy callbacks make */
 static int used;
 static int nested;
 

@@ -55,6 +55,18 @@ class RankTraceWriter {
   void write_body(std::uint16_t thread, std::uint64_t start_ns, std::uint64_t end_ns,
                   std::uint64_t overhead_ns, std::span<const std::byte> body);
 
+  // Many such bodies of one thread at once (the replay profile collects them per call and
+  // writes them in batches): `bodies` holds them back to back, events[i].bytes each. The
+  // chunks come out as if they had been written one by one. Throws Error.
+  struct BodyTimes {
+    std::uint64_t start_ns;
+    std::uint64_t end_ns;
+    std::uint64_t overhead_ns;
+    std::size_t bytes;
+  };
+  void write_bodies(std::uint16_t thread, std::span<const BodyTimes> events,
+                    std::span<const std::byte> bodies);
+
   // Writes pending chunks and the trailers (end status 0 = complete, as libdump's) and closes.
   void close(std::uint8_t end_status = 0);
 
