@@ -57,6 +57,8 @@ class ReplayProfile {
   void fail(const std::string& what) noexcept;
   // Writes the calls collected so far (one thread's bodies and times) to the writer. Throws.
   void flush_batch();
+  // Ticks to ns, calibrating the clock on first use.
+  std::uint64_t ns(std::uint64_t ticks) noexcept;
   void read_counters() noexcept;
   void mark_counters() noexcept;
 
@@ -79,11 +81,11 @@ class ReplayProfile {
   bool first_ = true;
   bool failed_ = false;
   bool closed_ = false;
-  std::uint64_t last_leave_ns_ = 0;     // when the previous call returned
-  std::uint64_t pending_overhead_ = 0;  // ns of the previous call, charged to the next
-  std::uint64_t now_ns_ = 0;            // corrected time of the last event's end
-  std::uint64_t total_overhead_ns_ = 0;
-  std::uint64_t compute_ns_ = 0;
+  bool calibrated_ = false;
+  std::uint64_t last_leave_ = 0;         // ticks when the previous call returned
+  std::uint64_t pending_overhead_ = 0;   // ticks of the previous call, charged to the next
+  std::uint64_t now_ticks_ = 0;          // corrected time of the last event (compute so far)
+  std::uint64_t total_overhead_ns_ = 0;  // of the events written
 };
 
 }  // namespace encore::replay
