@@ -87,6 +87,14 @@ class RankTraceWriter {
       if (!bytes.empty()) std::memcpy(buf_.data() + size_, bytes.data(), bytes.size());
       size_ += bytes.size();
     }
+    // Room for n bytes written through the pointer, then used() with where writing ended.
+    std::byte* tail(std::size_t n) {
+      room(n);
+      return buf_.data() + size_;
+    }
+    void used(const std::byte* end) noexcept {
+      size_ = static_cast<std::size_t>(end - buf_.data());
+    }
     std::span<const std::byte> view() const noexcept { return {buf_.data(), size_}; }
     std::size_t size() const noexcept { return size_; }
     void clear() noexcept { size_ = 0; }
