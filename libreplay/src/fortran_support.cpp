@@ -49,6 +49,14 @@ ENCORE_EXPORT int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void* value, int
 }
 ENCORE_EXPORT int MPII_Type_set_attr(MPI_Datatype, int, void*, int) { return MPI_SUCCESS; }
 ENCORE_EXPORT int MPII_Win_set_attr(MPI_Win, int, void*, int) { return MPI_SUCCESS; }
-ENCORE_EXPORT void MPII_Keyval_set_proxy(int, void*, void*) {}
+ENCORE_EXPORT void MPII_Keyval_set_proxy(int keyval, void*, void*) {
+  encore::replay::rattr::keyval_fortran(keyval);
+}
+// MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN and MPI_DUP_FN name this function of libmpich.
+ENCORE_EXPORT int MPIR_Dup_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+  *static_cast<void**>(out) = in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
 ENCORE_EXPORT void MPII_Grequest_set_lang_f77(MPI_Request) {}
 }

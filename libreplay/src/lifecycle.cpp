@@ -1,13 +1,14 @@
 // The calls written by hand: MPI_Init starts the replay, MPI_Finalize ends it, MPI_Abort exits
 // as the recorded run did; the time and state queries may come before MPI_Init or after
 // MPI_Finalize, where nothing was recorded.
-#include <mpi.h>
 #include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
 
+#include "replay_attributes.hpp"
 #include "step.hpp"
+#include <mpi.h>
 
 using namespace encore;
 using namespace encore::replay;
@@ -55,6 +56,7 @@ extern "C" ENCORE_EXPORT int MPI_Finalize(void) {
   {
     Step s(fn::Finalize);
     s.check();
+    if (s.ok()) rattr::finalize();  // MPI_COMM_SELF's delete callbacks, then MPI_COMM_WORLD's
     rc = s.rc();
   }
   Replayer& r = *Replayer::get();
@@ -125,7 +127,8 @@ extern "C" ENCORE_EXPORT double MPI_Wtick(void) {
 }
 
 extern "C" ENCORE_EXPORT int PMPI_Init(int*, char***) ENCORE_ALIAS(MPI_Init);
-extern "C" ENCORE_EXPORT int PMPI_Init_thread(int*, char***, int, int*) ENCORE_ALIAS(MPI_Init_thread);
+extern "C" ENCORE_EXPORT int PMPI_Init_thread(int*, char***, int, int*)
+    ENCORE_ALIAS(MPI_Init_thread);
 extern "C" ENCORE_EXPORT int PMPI_Finalize(void) ENCORE_ALIAS(MPI_Finalize);
 extern "C" ENCORE_EXPORT int PMPI_Abort(MPI_Comm, int) ENCORE_ALIAS(MPI_Abort);
 extern "C" ENCORE_EXPORT int PMPI_Pcontrol(const int, ...) ENCORE_ALIAS(MPI_Pcontrol);

@@ -1,8 +1,11 @@
 #include "replay_attributes.hpp"
 
 #include <cstdint>
-#include <map>
+#include <cstdio>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "step.hpp"
 #include <fmt/format.h>
@@ -40,9 +43,69 @@ int predefined_index(int keyval) {
   return off / 2;
 }
 
-std::map<std::pair<MPI_Comm, int>, void*>& values() {
-  static std::map<std::pair<MPI_Comm, int>, void*> v;
-  return v;
+// What a key was created with. Comm and type callbacks have the same C type in MPICH, whose
+// handles are all ints.
+static_assert(std::is_same_v<MPI_Comm, int> && std::is_same_v<MPI_Datatype, int>);
+using CopyFn = int(int, int, void*, void*, void*, int*);
+using DeleteFn = int(int, int, void*, void*);
+struct Keyval {
+  CopyFn* copy = nullptr;
+  DeleteFn* del = nullptr;
+  void* extra = nullptr;
+  bool fortran = false;
+};
+std::unordered_map<int, Keyval>& keyvals() {
+  static std::unordered_map<int, Keyval> k;
+  return k;
+}
+
+struct Attr {
+  int keyval;
+  void* value;
+};
+// Per object, newest key first (MPICH's list order, which its callbacks follow).
+std::unordered_map<std::int64_t, std::vector<Attr>>& objects() {
+  static std::unordered_map<std::int64_t, std::vector<Attr>> o;
+  return o;
+}
+
+void* const* find(std::int64_t object, int keyval) {
+  const auto it = objects().find(object);
+  if (it == objects().end()) return nullptr;
+  for (const Attr& a : it->second)
+    if (a.keyval == keyval) return &a.value;
+  return nullptr;
+}
+
+// The key's callbacks, if C ones are to run (Fortran ones are skipped, said once).
+const Keyval* callbacks(int keyval) {
+  const auto it = keyvals().find(keyval);
+  if (it == keyvals().end()) return nullptr;
+  if (it->second.fortran && (it->second.copy || it->second.del)) {
+    static bool said = false;
+    if (!said && !Replayer::get()->options().quiet)
+      std::fprintf(stderr,
+                   "encore replay: attribute callbacks of Fortran keys are not implemented yet; "
+                   "they are skipped\n");
+    said = true;
+    return nullptr;
+  }
+  return &it->second;
+}
+
+// The program's callbacks may not call MPI: what they called in the recorded run was not
+// recorded (libdump ignores calls made from inside MPI).
+class InCallback {
+ public:
+  InCallback() { Replayer::get()->set_in_callback(true); }
+  ~InCallback() { Replayer::get()->set_in_callback(false); }
+};
+
+void run_delete(std::int64_t object, const Attr& a) {
+  const Keyval* k = callbacks(a.keyval);
+  if (!k || !k->del) return;
+  InCallback guard;
+  k->del(static_cast<int>(object), a.keyval, a.value, k->extra);
 }
 
 // Whether the trace records attribute values and libmpichfort's attribute calls (format 1.1).
@@ -76,21 +139,84 @@ void get(Step& s, MPI_Comm comm, int keyval, void* value, int flag) {
     *static_cast<int**>(value) = &predefined_value(s, idx, keyval);
     return;
   }
-  const auto it = values().find({comm, keyval});
-  if (it == values().end()) {
+  get_type(s, comm, keyval, value, flag);
+}
+
+void get_type(Step& s, MPI_Datatype type, int keyval, void* value, int flag) {
+  if (!flag || !value) return;
+  void* const* v = find(type, keyval);
+  if (!v) {
     Replayer& r = s.replayer();
     r.fail(
         fmt::format("event {}: the recorded run found a value for attribute key {} that the "
-                    "replayed program never set on this communicator (attributes copied by "
-                    "MPI_Comm_dup callbacks are not implemented yet)",
+                    "replayed program never set on this object",
                     r.index(), keyval));
   }
-  *static_cast<void**>(value) = it->second;
+  *static_cast<void**>(value) = *v;
 }
 
-void set(MPI_Comm comm, int keyval, void* value) { values()[{comm, keyval}] = value; }
+void set(std::int64_t object, int keyval, void* value) {
+  std::vector<Attr>& list = objects()[object];
+  for (Attr& a : list) {
+    if (a.keyval != keyval) continue;
+    run_delete(object, a);  // as if MPI_Comm_delete_attr came first; the key keeps its place
+    a.value = value;
+    return;
+  }
+  list.insert(list.begin(), Attr{keyval, value});
+}
 
-void erase(MPI_Comm comm, int keyval) { values().erase({comm, keyval}); }
+void erase(std::int64_t object, int keyval) {
+  const auto it = objects().find(object);
+  if (it == objects().end()) return;
+  std::vector<Attr>& list = it->second;
+  for (auto a = list.begin(); a != list.end(); ++a) {
+    if (a->keyval != keyval) continue;
+    const Attr gone = *a;
+    list.erase(a);
+    run_delete(object, gone);
+    return;
+  }
+}
+
+void keyval_created(int keyval, void* copy_fn, void* delete_fn, void* extra_state) {
+  keyvals()[keyval] = Keyval{reinterpret_cast<CopyFn*>(copy_fn),
+                             reinterpret_cast<DeleteFn*>(delete_fn), extra_state, false};
+}
+
+void keyval_fortran(int keyval) { keyvals()[keyval].fortran = true; }
+
+void copy(std::int64_t from, std::int64_t to) {
+  const auto it = objects().find(from);
+  if (it == objects().end()) return;
+  const std::vector<Attr> source = it->second;  // a callback may not touch it, but be safe
+  std::vector<Attr> copied;
+  for (const Attr& a : source) {
+    const Keyval* k = callbacks(a.keyval);
+    if (!k || !k->copy) continue;  // MPI_*_NULL_COPY_FN: not copied
+    void* out = nullptr;
+    int flag = 0;
+    {
+      InCallback guard;
+      k->copy(static_cast<int>(from), a.keyval, k->extra, a.value, &out, &flag);
+    }
+    if (flag) copied.push_back({a.keyval, out});
+  }
+  if (!copied.empty()) objects()[to] = std::move(copied);
+}
+
+void release(std::int64_t object) {
+  const auto it = objects().find(object);
+  if (it == objects().end()) return;
+  const std::vector<Attr> list = std::move(it->second);
+  objects().erase(it);
+  for (const Attr& a : list) run_delete(object, a);
+}
+
+void finalize() {
+  release(MPI_COMM_SELF);
+  release(MPI_COMM_WORLD);
+}
 
 void error_class_added(int error_class) {
   int& last = predefined().values[predefined_index(MPI_LASTUSEDCODE)];
@@ -113,11 +239,11 @@ bool fortran_value(Step* s, MPI_Comm comm, int keyval, void* value, Kind kind) {
     }
     v = stored;
   } else {
-    const auto it = values().find({comm, keyval});
-    if (it == values().end()) return false;
-    v = reinterpret_cast<std::intptr_t>(it->second);
+    void* const* found = find(comm, keyval);
+    if (!found) return false;
+    v = reinterpret_cast<std::intptr_t>(*found);
     if (kind == Kind::pointer) {
-      *static_cast<void**>(value) = it->second;
+      *static_cast<void**>(value) = *found;
       return true;
     }
   }

@@ -55,7 +55,6 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
     : dir_(dir),
       rank_(rank),
       clock_(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic) {
-  clock_.calibrate();
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec)
@@ -115,6 +114,8 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   wo.level = -3;
   writer_ =
       std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
+  batch_.resize(kBatchEvents);
+  batch_bodies_.resize(1 << 16);
   save_manifest(m, out.manifest_path());
   const auto sites = fmt::format("rank-{:05}.callsites.json", rank);
   if (std::filesystem::exists(recorded_trace / sites))
@@ -124,6 +125,22 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
 
 ReplayProfile::~ReplayProfile() = default;
 
+void ReplayProfile::flush_batch() {
+  if (batch_n_ == 0) return;
+  const std::size_t n = batch_n_;
+  batch_n_ = 0;
+  const std::size_t bytes = batch_bytes_;
+  batch_bytes_ = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    RankTraceWriter::BodyTimes& b = batch_[i];
+    b.start_ns = ns(b.start_ns);
+    b.end_ns = b.start_ns;
+    b.overhead_ns = ns(b.overhead_ns);
+    total_overhead_ns_ += b.overhead_ns;
+  }
+  writer_->write_bodies(batch_thread_, {batch_.data(), n}, {batch_bodies_.data(), bytes});
+}
+
 bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
                            std::uint64_t enter) noexcept {
   if (failed_ || closed_) return false;
@@ -131,41 +148,58 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
     last_leave_ = enter;  // the profile starts at the first call, as a capture does
     first_ = false;
   }
-  const std::uint64_t gap = clock_.to_ns(enter) - clock_.to_ns(last_leave_);
-  const std::uint64_t start = now_ns_ + gap;
+  // Times stay in clock ticks until a batch is written (one conversion per call there).
+  const std::uint64_t start = now_ticks_ + (enter - last_leave_);
   try {
     const std::span<const std::uint64_t> counts =
         counters_on_ ? std::span<const std::uint64_t>(counts_) : std::span<const std::uint64_t>{};
     std::size_t n = 0;
     if (!body.empty()) {
+      if (batch_n_ > 0 && ev.thread != batch_thread_) flush_batch();
       const std::size_t room = copy_body_bound(body.size(), counts.size());
-      if (body_.size() < room) body_.resize(2 * room);  // grows a few times, then never
-      n = copy_body_new_extras(body, ev, counts, body_.data());
+      if (batch_bodies_.size() - batch_bytes_ < room) {
+        flush_batch();
+        if (batch_bodies_.size() < room)
+          batch_bodies_.resize(std::max<std::size_t>(2 * room, 1 << 16));
+      }
+      n = copy_body_new_extras(body, ev, counts, batch_bodies_.data() + batch_bytes_);
     }
     if (n > 0) {
-      writer_->write_body(ev.thread, start, start, pending_overhead_, {body_.data(), n});
+      batch_thread_ = ev.thread;
+      batch_[batch_n_++] = {start, start, pending_overhead_, n};  // ticks, for now
+      batch_bytes_ += n;
+      if (batch_n_ == kBatchEvents) flush_batch();
     } else {
-      ev.start_ns = start;
-      ev.end_ns = start;
-      ev.overhead_ns = pending_overhead_;
+      flush_batch();  // in order with the batched ones
+      ev.start_ns = ns(start);
+      ev.end_ns = ev.start_ns;
+      ev.overhead_ns = ns(pending_overhead_);
       ev.payloads.clear();    // the profile holds no received data ...
       ev.signatures.clear();  // ... so no signatures to convert it either
       ev.counters.assign(counts.begin(), counts.end());
       ev.stall_ns = 0;
       writer_->write(ev);
+      total_overhead_ns_ += ev.overhead_ns;
     }
   } catch (const std::exception& e) {
     fail(e.what());
     return false;
   }
-  now_ns_ = start;
-  compute_ns_ += gap;
-  total_overhead_ns_ += pending_overhead_;
+  now_ticks_ = start;
   if (counters_on_) mark_counters();
   const std::uint64_t leave = clock_.ticks();
-  pending_overhead_ = clock_.to_ns(leave) - clock_.to_ns(enter);
+  pending_overhead_ = leave - enter;
   last_leave_ = leave;
   return true;
+}
+
+std::uint64_t ReplayProfile::ns(std::uint64_t ticks) noexcept {
+  if (!calibrated_) {
+    // Late, so that the calibration interval has mostly passed already (it spans 5 ms).
+    clock_.calibrate();
+    calibrated_ = true;
+  }
+  return clock_.to_ns(clock_.zero_ticks() + ticks);
 }
 
 namespace {
@@ -211,12 +245,17 @@ void ReplayProfile::close(RankStatus status) noexcept {
   if (closed_) return;
   closed_ = true;
   try {
-    if (!failed_) writer_->close(status == RankStatus::complete ? 0 : 1);
+    if (!failed_) {
+      flush_batch();
+      writer_->close(status == RankStatus::complete ? 0 : 1);
+    }
+    ns(0);  // calibrates the clock if no batch did
     RankInfo& info = manifest_.ranks.front();
     info.status = failed_ ? RankStatus::aborted : status;
     info.events = writer_->events();
-    manifest_.raw["replay"] = {{"compute_ns", compute_ns_},
-                               {"replay_overhead_ns", total_overhead_ns_ + pending_overhead_}};
+    manifest_.clock.resolution_ns = clock_.resolution_ns();  // calibrated by now
+    manifest_.raw["replay"] = {{"compute_ns", ns(now_ticks_)},
+                               {"replay_overhead_ns", total_overhead_ns_ + ns(pending_overhead_)}};
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "encore replay: cannot finish the replay profile: %s\n", e.what());

@@ -55,6 +55,10 @@ class ReplayProfile {
 
  private:
   void fail(const std::string& what) noexcept;
+  // Writes the calls collected so far (one thread's bodies and times) to the writer. Throws.
+  void flush_batch();
+  // Ticks to ns, calibrating the clock on first use.
+  std::uint64_t ns(std::uint64_t ticks) noexcept;
   void read_counters() noexcept;
   void mark_counters() noexcept;
 
@@ -63,18 +67,25 @@ class ReplayProfile {
   std::uint32_t rank_;
   Clock clock_;
   std::unique_ptr<RankTraceWriter> writer_;
-  std::vector<std::byte> body_;  // the event being written: reused, no allocation per call
+  // Calls not yet handed to the writer: per call a fixed record, the bodies back to back.
+  // Sized once; a call appends to them and nothing else (the writer runs per batch).
+  static constexpr std::size_t kBatchEvents = 512;
+  std::vector<RankTraceWriter::BodyTimes> batch_;
+  std::size_t batch_n_ = 0;
+  std::vector<std::byte> batch_bodies_;
+  std::size_t batch_bytes_ = 0;
+  std::uint16_t batch_thread_ = 0;
   bool counters_on_ = false;
   std::vector<long long> deltas_;      // PAPI counts of the segment before the current call
   std::vector<std::uint64_t> counts_;  // the same as the trace stores them
   bool first_ = true;
   bool failed_ = false;
   bool closed_ = false;
-  std::uint64_t last_leave_ = 0;        // ticks when the previous call returned
-  std::uint64_t pending_overhead_ = 0;  // ns of the previous call, charged to the next
-  std::uint64_t now_ns_ = 0;            // corrected time of the last event's end
-  std::uint64_t total_overhead_ns_ = 0;
-  std::uint64_t compute_ns_ = 0;
+  bool calibrated_ = false;
+  std::uint64_t last_leave_ = 0;         // ticks when the previous call returned
+  std::uint64_t pending_overhead_ = 0;   // ticks of the previous call, charged to the next
+  std::uint64_t now_ticks_ = 0;          // corrected time of the last event (compute so far)
+  std::uint64_t total_overhead_ns_ = 0;  // of the events written
 };
 
 }  // namespace encore::replay

@@ -2,13 +2,6 @@
 
 namespace encore::replay {
 
-void Types::unpack(std::span<const std::byte> packed, MPI_Count count, MPI_Datatype t,
-                   void* buf) const {
-  const auto bytes = static_cast<MPI_Count>(packed.size());
-  if (!engine_.unpack_one_block(packed.data(), bytes, count, t, buf))
-    engine_.unpack_bytes(packed.data(), bytes, count, t, buf);
-}
-
 std::span<const std::byte> Types::pack(const void* buf, MPI_Count count, MPI_Datatype t,
                                        std::vector<std::byte>& scratch) const {
   const TypeNode& node = engine_.node(t);  // one lookup: this runs on every checked send

@@ -3,14 +3,13 @@
 // libreplay's own datatype engine (src/datatypes/), which knows MPICH's layouts exactly.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "datatypes/type_engine.hpp"
+#include <mpi.h>
 
 namespace encore::replay {
 
@@ -28,7 +27,11 @@ class Types {
   MPI_Aint extent(MPI_Datatype t) const { return engine_.extent(t).extent; }
   // Copies packed bytes (the first ones of `count` elements of t: a message may be shorter than
   // the buffer posted) into buf.
-  void unpack(std::span<const std::byte> packed, MPI_Count count, MPI_Datatype t, void* buf) const;
+  void unpack(std::span<const std::byte> packed, MPI_Count count, MPI_Datatype t, void* buf) const {
+    const auto bytes = static_cast<MPI_Count>(packed.size());
+    if (!engine_.unpack_one_block(packed.data(), bytes, count, t, buf))
+      engine_.unpack_bytes(packed.data(), bytes, count, t, buf);
+  }
   // The packed bytes of count elements (a view of buf when the type is contiguous).
   std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype t,
                                   std::vector<std::byte>& scratch) const;

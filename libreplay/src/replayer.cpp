@@ -138,18 +138,10 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
   comm_memo_.valid = false;
 }
 
-const Event* Replayer::peek() {
-  if (finished_) return nullptr;
-  if (!have_current_) {
-    if (!events_->next(current_)) return nullptr;
-    have_current_ = true;
-  }
+const Event* Replayer::peek_slow() {
+  if (finished_ || !events_->next(current_)) return nullptr;
+  have_current_ = true;
   return &current_;
-}
-
-void Replayer::advance() {
-  have_current_ = false;
-  ++index_;
 }
 
 std::string Replayer::end_problem() const { return events_->problem(); }
@@ -163,8 +155,8 @@ void Replayer::read_payload(std::uint64_t offset, std::uint64_t n,
   }
 }
 
-bool Replayer::view_payload(std::uint64_t offset, std::uint64_t n,
-                            std::span<const std::byte>& out) {
+bool Replayer::view_payload_slow(std::uint64_t offset, std::uint64_t n,
+                                 std::span<const std::byte>& out) {
   try {
     return payload_->view(current_.thread, offset, n, out);
   } catch (const Error& e) {

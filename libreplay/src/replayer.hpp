@@ -16,8 +16,8 @@
 #include <mpi.h>
 
 #include "encore/event.hpp"
-#include "encore/ordered_event_reader.hpp"
 #include "encore/manifest.hpp"
+#include "encore/ordered_event_reader.hpp"
 #include "encore/payload_reader.hpp"
 
 namespace encore::replay {
@@ -77,10 +77,17 @@ class Replayer {
 
   // The next recorded event (the one the program's current call must match), or nullptr at
   // the end of what the trace holds.
-  const Event* peek();
-  void advance();  // the current event has been replayed
+  const Event* peek() { return have_current_ ? &current_ : peek_slow(); }
+  void advance() noexcept {  // the current event has been replayed
+    have_current_ = false;
+    ++index_;
+  }
   std::uint64_t index() const noexcept { return index_; }
   bool finished() const noexcept { return finished_; }
+  // No call can be replayed now: after MPI_Finalize, or inside an attribute callback.
+  bool blocked() const noexcept { return finished_ || in_callback_; }
+  bool in_callback() const noexcept { return in_callback_; }
+  void set_in_callback(bool on) noexcept { in_callback_ = on; }
   // After MPI_Finalize: no more calls are replayed; the profile is closed as complete.
   void finish() noexcept;
   // The profile being written, or nullptr.
@@ -98,7 +105,9 @@ class Replayer {
   // Received bytes of the current thread's payload stream.
   void read_payload(std::uint64_t offset, std::uint64_t n, const RankPayloadReader::Sink& sink);
   // The same without a copy when they lie in one chunk (RankPayloadReader::view).
-  bool view_payload(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out);
+  bool view_payload(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out) {
+    return payload_->view_hot(current_.thread, offset, n, out) || view_payload_slow(offset, n, out);
+  }
   // Room for packed or gathered bytes, kept from call to call (calls never nest).
   std::vector<std::byte>& scratch() noexcept { return scratch_; }
 
@@ -137,6 +146,8 @@ class Replayer {
     std::int64_t handle = 0;
     std::uint32_t id = 0;
   };
+  const Event* peek_slow();
+  bool view_payload_slow(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out);
   std::uint32_t comm_id_slow(MPI_Comm c) const;
   std::uint32_t datatype_id_slow(MPI_Datatype t) const;
 
@@ -152,6 +163,7 @@ class Replayer {
   std::vector<std::byte> scratch_;
   bool have_current_ = false;
   bool finished_ = false;
+  bool in_callback_ = false;
   bool payload_swapped_ = false;  // payloads in the other byte order than this host's
   std::uint64_t index_ = 0;
   std::uint64_t send_mismatches_ = 0;

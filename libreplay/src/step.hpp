@@ -21,19 +21,34 @@ namespace encore::replay {
 
 class Step {
  public:
-  explicit Step(fn::Id id);
-  ~Step();
+  // Inline, cold paths out of line: every replayed call goes through both.
+  explicit Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
+    if (!rep_ || rep_->blocked()) [[unlikely]]
+      cannot_start();
+    if (ReplayProfile* p = rep_->profile()) enter_ = p->enter();
+    ev_ = rep_->peek();
+    if (!ev_ || ev_->function != id) [[unlikely]]
+      wrong_event();
+    f_ = &ev_->info();  // the same function
+  }
+  ~Step() {
+    if (ReplayProfile* p = rep_->profile())
+      p->record(rep_->current(), rep_->current_body(), enter_);
+    rep_->advance();
+  }
   Step(const Step&) = delete;
   Step& operator=(const Step&) = delete;
 
   // Inputs --------------------------------------------------------------------------------
   void in_buf(int i, const void* p);
   template <class T>
-  void in_value(int i, T v) {
+  [[gnu::always_inline]] void in_value(int i, T v) {
     compare(i, static_cast<std::int64_t>(v));
   }
-  void in_comm(int i, MPI_Comm c) { compare(i, rep_->comm_id(c)); }
-  void in_datatype(int i, MPI_Datatype t) { compare(i, rep_->datatype_id(t)); }
+  [[gnu::always_inline]] void in_comm(int i, MPI_Comm c) { compare(i, rep_->comm_id(c)); }
+  [[gnu::always_inline]] void in_datatype(int i, MPI_Datatype t) {
+    compare(i, rep_->datatype_id(t));
+  }
   void in_op(int i, MPI_Op o) { compare(i, rep_->op_id(o)); }
   template <class T>
   void in_values(int i, const T* p) {
@@ -143,15 +158,17 @@ class Step {
  private:
   const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
   // Inline: they run for every argument of every call.
-  bool skip(int i) const {
+  [[gnu::always_inline]] bool skip(int i) const {
     return (f_->params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0 || !arg(i).present;
   }
-  void compare(int i, std::int64_t actual) {
+  [[gnu::always_inline]] void compare(int i, std::int64_t actual) {
     if (!skip(i) && arg(i).scalar != actual) mismatch(i, actual, {});
   }
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
+  [[noreturn]] void cannot_start();
+  [[noreturn]] void wrong_event();
   std::string recorded_call() const;
   void fill_slot(std::uint64_t slot, std::span<const RecvBlock> blocks);
   void unpack_payload(const PayloadRef& p, const RecvBlock& b);
@@ -160,7 +177,8 @@ class Step {
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
-  const FunctionInfo* f_;  // function_table()[id_], looked up once: skip() runs per argument
+  const FunctionInfo* f_ =
+      nullptr;  // function_table()[id_], looked up once: skip() runs per argument
   Replayer* rep_;
   const Event* ev_ = nullptr;
   struct Mismatch {

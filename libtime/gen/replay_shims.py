@@ -49,11 +49,23 @@ REPLAY_HOOKS = [
     (r"MPI_Dist_graph_create_adjacent",
      "rtopo::degrees(s, *comm_dist_graph, indegree, outdegree);"),
     (r"MPI_Dist_graph_neighbors_count", "rtopo::degrees(s, comm, *indegree, *outdegree);"),
-    (r"MPI_Comm_i?dup(_with_info)?", "rtopo::inherit(s, comm, *newcomm);"),
+    (r"MPI_Comm_i?dup(_with_info)?", "rtopo::inherit(s, comm, *newcomm); "
+                                    "rattr::copy(comm, *newcomm);"),
     # Attribute values are not in the record: answered by libreplay (replay_attributes.hpp).
     (r"MPI_Comm_get_attr", "rattr::get(s, comm, comm_keyval, attribute_val, *flag);"),
     (r"MPI_Attr_get", "rattr::get(s, comm, keyval, attribute_val, *flag);"),
     (r"MPI_Comm_set_attr", "rattr::set(comm, comm_keyval, attribute_val);"),
+    (r"MPI_Type_get_attr", "rattr::get_type(s, datatype, type_keyval, attribute_val, *flag);"),
+    (r"MPI_Type_set_attr", "rattr::set(datatype, type_keyval, attribute_val);"),
+    (r"MPI_Type_delete_attr", "rattr::erase(datatype, type_keyval);"),
+    (r"MPI_Comm_create_keyval", "rattr::keyval_created(*comm_keyval, "
+     "reinterpret_cast<void*>(comm_copy_attr_fn), reinterpret_cast<void*>(comm_delete_attr_fn), "
+     "extra_state);"),
+    (r"MPI_Keyval_create", "rattr::keyval_created(*keyval, reinterpret_cast<void*>(copy_fn), "
+     "reinterpret_cast<void*>(delete_fn), extra_state);"),
+    (r"MPI_Type_create_keyval", "rattr::keyval_created(*type_keyval, "
+     "reinterpret_cast<void*>(type_copy_attr_fn), reinterpret_cast<void*>(type_delete_attr_fn), "
+     "extra_state);"),
     (r"MPI_Attr_put", "rattr::set(comm, keyval, attribute_val);"),
     (r"MPI_Comm_delete_attr", "rattr::erase(comm, comm_keyval);"),
     (r"MPI_Attr_delete", "rattr::erase(comm, keyval);"),
@@ -78,7 +90,7 @@ REPLAY_HOOKS = [
                                       "array_of_distribs, array_of_dargs, array_of_psizes, order, "
                                       "oldtype)")),
     (r"MPI_Type_create_resized", _type("resized(oldtype, lb, extent)")),
-    (r"MPI_Type_dup", _type("dup(oldtype)")),
+    (r"MPI_Type_dup", _type("dup(oldtype)") + " rattr::copy(oldtype, *newtype);"),
     # Packing is done here, on this machine's memory, at the position the recorded call used.
     (r"MPI_Pack", "s.local_pack(inbuf, incount, datatype, outbuf, *position);"),
     (r"MPI_Unpack", "s.local_unpack(inbuf, *position, outbuf, outcount, datatype);"),

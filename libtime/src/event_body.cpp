@@ -70,6 +70,23 @@ class ExtrasWalk {
   std::size_t pos_;
 };
 
+// Where the extras start in a body whose extras are ev's payload references alone, written
+// with the shortest varints; 0 if they are not.
+std::size_t payload_refs_start(std::span<const std::byte> body, const Event& ev) {
+  std::size_t extras = 1;
+  for (const auto& p : ev.payloads)
+    extras += 1 + uvarint_size(p.slot) + uvarint_size(p.datatype) + uvarint_size(p.count) +
+              uvarint_size(p.bytes);
+  if (extras > body.size() - 2) return 0;
+  ExtrasWalk w(body, body.size() - extras);
+  std::uint64_t tag = 0;
+  for (std::size_t i = 0; i < ev.payloads.size(); ++i)
+    if (!w.tag(tag) || tag != static_cast<std::uint64_t>(Extra::payload) || !w.skip(4)) return 0;
+  if (!w.tag(tag) || tag != static_cast<std::uint64_t>(Extra::end) || w.pos() != body.size())
+    return 0;
+  return body.size() - extras;
+}
+
 }  // namespace
 
 bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
@@ -92,6 +109,18 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
     return body.size();
   }
   const auto flags = static_cast<std::uint8_t>(body[0]) & ((1u << event_format::kHeadFlagBits) - 1);
+  // Received data references only, to drop, and nothing to add (a replayed receive): the
+  // arguments with the extras flag cleared, once the references are seen to end the body
+  // (else, e.g. varints longer than needed, the general walk below).
+  if (counters.empty() && ev.signatures.empty() && ev.send_hashes.empty() && !ev.callsite &&
+      ev.counters.empty() && ev.stall_ns == 0 && (flags & event_format::kHasExtras)) {
+    if (const std::size_t args_end = payload_refs_start(body, ev); args_end > 0) {
+      std::memcpy(out, body.data(), args_end);
+      out[0] =
+          static_cast<std::byte>(static_cast<std::uint8_t>(out[0]) & ~event_format::kHasExtras);
+      return args_end;
+    }
+  }
   std::size_t args_end = body.size();
   // Kept extras (send hashes, call site) as [begin, end) ranges of `body`: at most a few.
   std::size_t kept[8][2];

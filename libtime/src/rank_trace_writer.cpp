@@ -84,6 +84,65 @@ void RankTraceWriter::write_body(std::uint16_t thread, std::uint64_t start_ns, s
   end_event(thread, t);
 }
 
+void RankTraceWriter::write_bodies(std::uint16_t thread, std::span<const BodyTimes> events,
+                                   std::span<const std::byte> bodies) {
+  if (events.empty()) return;
+  ThreadState& t = thread_state(thread, events.front().start_ns, events.front().end_ns);
+  // Checked first, so that the loop below only encodes.
+  std::uint64_t end = t.end_ns;
+  std::size_t total = 0;
+  for (const BodyTimes& e : events) {
+    if (e.start_ns < end || e.end_ns < e.start_ns)
+      throw Error(events_file_.path() + ": thread " + std::to_string(thread) +
+                  ": times go backwards in a batch of events");
+    end = e.end_ns;
+    total += e.bytes;
+  }
+  if (total != bodies.size())
+    throw Error(events_file_.path() + ": thread " + std::to_string(thread) + ": a batch of " +
+                std::to_string(events.size()) + " events holds " + std::to_string(total) +
+                " body bytes, " + std::to_string(bodies.size()) + " given");
+  std::size_t i = 0, from = 0;
+  while (i < events.size()) {
+    // The events up to the next chunk cut: room for all of their times at once.
+    const std::size_t left = options_.chunk_events - (t.events - t.chunk_first);
+    const std::size_t k = std::min(events.size() - i, std::max<std::size_t>(left, 1));
+    std::byte* g = t.gap.tail(k * kMaxVarintBytes);
+    std::byte* d = t.duration.tail(k * kMaxVarintBytes);
+    std::byte* o = t.overhead.tail(k * kMaxVarintBytes);
+    const std::byte *g0 = g, *d0 = d, *o0 = o;
+    const std::size_t base = t.gap.size() + t.duration.size() + t.overhead.size() + t.body.size();
+    std::uint64_t last = t.end_ns, overhead = 0;
+    std::size_t run = 0, j = i;
+    bool full = false;
+    while (j < i + k && !full) {
+      const BodyTimes& e = events[j++];
+      g += encode_uvarint(e.start_ns - last, g);
+      d += encode_uvarint(e.end_ns - e.start_ns, d);
+      o += encode_uvarint(e.overhead_ns, o);
+      last = e.end_ns;
+      overhead += e.overhead_ns;
+      run += e.bytes;
+      full = base + static_cast<std::size_t>((g - g0) + (d - d0) + (o - o0)) + run >=
+             options_.chunk_bytes;
+    }
+    t.gap.used(g);
+    t.duration.used(d);
+    t.overhead.used(o);
+    t.body.put(bodies.subspan(from, run));
+    from += run;
+    t.end_ns = last;
+    t.overhead_ns += overhead;
+    t.events += j - i;
+    events_ += j - i;
+    i = j;
+    if (full || t.events - t.chunk_first >= options_.chunk_events) {
+      flush_payload(thread, t);
+      flush_events(thread, t);
+    }
+  }
+}
+
 void RankTraceWriter::flush_events(std::uint16_t thread, ThreadState& t) {
   if (t.events == t.chunk_first) return;
   assembly_.clear();

@@ -1,5 +1,8 @@
 // RankTraceWriter + decode: every modelled function of the table, with values for every
 // parameter role, survives a write and a read unchanged; chunks split per thread.
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "temp_dir_test.hpp"
@@ -263,6 +266,64 @@ TEST_F(RankTraceWriterTest, RejectsTimeGoingBackwardsAndMissingPayload) {
   e.end_ns = 40;
   e.payloads.push_back({0, 2, 1, 4, 0});
   EXPECT_THROW(w.write(e), Error);
+}
+
+// write_bodies() in batches of any size gives the same files byte for byte as write_body()
+// one event at a time, chunk cuts (by event count and by bytes) included.
+TEST_F(RankTraceWriterTest, BatchedBodiesWriteTheSameFiles) {
+  RankWriterOptions o;
+  o.chunk_events = 700;
+  o.chunk_bytes = 3000;
+  RankTraceWriter one(dir_ / "a.events", dir_ / "a.payload", 0, o);
+  RankTraceWriter batched(dir_ / "b.events", dir_ / "b.payload", 0, o);
+  std::vector<RankTraceWriter::BodyTimes> times;
+  std::vector<std::byte> bodies, body;
+  const std::size_t sizes[] = {1, 7, 512, 3000, 2, 1000};
+  std::size_t next_size = 0;
+  std::uint64_t t = 0;
+  Event e;
+  e.function = fn::Barrier;
+  e.args.resize(e.info().params.size());
+  e.args[0].present = true;
+  for (int i = 0; i < 6000; ++i) {
+    e.args[0].scalar = (i * 37) % 5000;  // one or two varint bytes
+    body.clear();
+    encode_event_body(e, body);
+    const std::uint64_t start = t + static_cast<std::uint64_t>(i % 9) * 300;
+    const std::uint64_t end = start + static_cast<std::uint64_t>(i % 4);
+    t = end;
+    one.write_body(0, start, end, static_cast<std::uint64_t>(i % 5) * 1000, body);
+    times.push_back({start, end, static_cast<std::uint64_t>(i % 5) * 1000, body.size()});
+    bodies.insert(bodies.end(), body.begin(), body.end());
+    if (times.size() == sizes[next_size % std::size(sizes)] || i == 5999) {
+      batched.write_bodies(0, times, bodies);
+      times.clear();
+      bodies.clear();
+      ++next_size;
+    }
+  }
+  one.close();
+  batched.close();
+  EXPECT_EQ(one.events(), 6000u);
+  EXPECT_EQ(batched.events(), 6000u);
+  const auto bytes = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string a = bytes(dir_ / "a.events");
+  EXPECT_GT(a.size(), 10000u);  // several chunks
+  EXPECT_EQ(a, bytes(dir_ / "b.events"));
+  EXPECT_EQ(bytes(dir_ / "a.payload"), bytes(dir_ / "b.payload"));
+}
+
+TEST_F(RankTraceWriterTest, BatchedBodiesRejectBackwardsTimesAndWrongByteCounts) {
+  RankTraceWriter w(dir_ / "r.events", dir_ / "r.payload", 0);
+  const std::byte body[4] = {};
+  const RankTraceWriter::BodyTimes backwards[] = {{10, 20, 0, 2}, {15, 30, 0, 2}};
+  EXPECT_THROW(w.write_bodies(0, backwards, body), Error);
+  const RankTraceWriter::BodyTimes too_many[] = {{10, 20, 0, 2}, {20, 30, 0, 3}};
+  EXPECT_THROW(w.write_bodies(0, too_many, body), Error);
+  EXPECT_EQ(w.events(), 0u);
 }
 
 }  // namespace

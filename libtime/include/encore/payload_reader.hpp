@@ -47,14 +47,19 @@ class RankPayloadReader {
   // chunks, for read() to gather. Throws Error as read() does.
   bool view(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
             std::span<const std::byte>& out) {
-    // Inline: the next bytes of the chunk the last view came from (a replayed receive).
+    return view_hot(thread, offset, n, out) || view_slow(thread, offset, n, out);
+  }
+  // Inline and never throwing: the next bytes of the chunk the last view came from (a
+  // replayed receive); false when view() has more to do.
+  bool view_hot(std::uint16_t thread, std::uint64_t offset, std::uint64_t n,
+                std::span<const std::byte>& out) noexcept {
     if (hot_.data && thread == hot_.thread && offset >= *hot_.low && offset >= hot_.first &&
         offset <= hot_.end && n <= hot_.end - offset && n > 0) {
       *hot_.low = offset;
       out = {hot_.data + (offset - hot_.first), static_cast<std::size_t>(n)};
       return true;
     }
-    return view_slow(thread, offset, n, out);
+    return false;
   }
 
   // The same, into a vector (replaced). For small reads.
@@ -90,7 +95,7 @@ class RankPayloadReader {
   Hot hot_;
   std::string path_;
   FileHeader header_;
-  int fd_ = -1;  // for peeking at chunk headers
+  int fd_ = -1;                                   // for peeking at chunk headers
   std::vector<std::unique_ptr<Cursor>> cursors_;  // by thread index
 };
 

@@ -55,6 +55,18 @@ class RankTraceWriter {
   void write_body(std::uint16_t thread, std::uint64_t start_ns, std::uint64_t end_ns,
                   std::uint64_t overhead_ns, std::span<const std::byte> body);
 
+  // Many such bodies of one thread at once (the replay profile collects them per call and
+  // writes them in batches): `bodies` holds them back to back, events[i].bytes each. The
+  // chunks come out as if they had been written one by one. Throws Error.
+  struct BodyTimes {
+    std::uint64_t start_ns;
+    std::uint64_t end_ns;
+    std::uint64_t overhead_ns;
+    std::size_t bytes;
+  };
+  void write_bodies(std::uint16_t thread, std::span<const BodyTimes> events,
+                    std::span<const std::byte> bodies);
+
   // Writes pending chunks and the trailers (end status 0 = complete, as libdump's) and closes.
   void close(std::uint8_t end_status = 0);
 
@@ -74,6 +86,14 @@ class RankTraceWriter {
       room(bytes.size());
       if (!bytes.empty()) std::memcpy(buf_.data() + size_, bytes.data(), bytes.size());
       size_ += bytes.size();
+    }
+    // Room for n bytes written through the pointer, then used() with where writing ended.
+    std::byte* tail(std::size_t n) {
+      room(n);
+      return buf_.data() + size_;
+    }
+    void used(const std::byte* end) noexcept {
+      size_ = static_cast<std::size_t>(end - buf_.data());
     }
     std::span<const std::byte> view() const noexcept { return {buf_.data(), size_}; }
     std::size_t size() const noexcept { return size_; }
