@@ -47,13 +47,18 @@ class RequestTable {
   iterator begin() { return v_.begin(); }
   iterator end() { return v_.end(); }
   iterator find(std::uint64_t key) {
-    for (auto it = v_.rbegin(); it != v_.rend(); ++it)
-      if (it->first == key) return std::prev(it.base());
+    for (std::size_t i = v_.size(); i-- > 0;)
+      if (v_[i].first == key) return v_.begin() + static_cast<std::ptrdiff_t>(i);
     return v_.end();
   }
   Request& operator[](std::uint64_t key) {
     const auto it = find(key);
     if (it != v_.end()) return it->second;
+    v_.emplace_back(key, Request{});
+    return v_.back().second;
+  }
+  // A key known to be new (internal ones, and an event's own, unique per thread): no search.
+  Request& add(std::uint64_t key) {
     v_.emplace_back(key, Request{});
     return v_.back().second;
   }
@@ -84,10 +89,14 @@ class RunQueue {
  public:
   explicit RunQueue(std::size_t n) : ring_(std::max<std::size_t>(n, 1)) {}
   bool empty() const noexcept { return size_ == 0; }
-  void push(std::uint32_t r) { ring_[(head_ + size_++) % ring_.size()] = r; }
+  void push(std::uint32_t r) {
+    std::size_t i = head_ + size_++;
+    if (i >= ring_.size()) i -= ring_.size();
+    ring_[i] = r;
+  }
   std::uint32_t pop() {
     const std::uint32_t r = ring_[head_];
-    head_ = (head_ + 1) % ring_.size();
+    if (++head_ == ring_.size()) head_ = 0;
     --size_;
     return r;
   }
@@ -127,6 +136,9 @@ class Engine {
  public:
   Engine(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& p, PredictSink& sink)
       : p_(p),
+        o_(p.overhead_ns()),
+        L_(p.latency_ns()),
+        gap_(static_cast<Time>(p.g)),
         sink_(sink),
         registry_(static_cast<std::uint32_t>(feeds.size())),
         runnable_(feeds.size()) {
@@ -143,7 +155,9 @@ class Engine {
     while (!runnable_.empty()) {
       const std::uint32_t r = runnable_.pop();
       ranks_[r].queued = false;
+      running_ = r;
       advance(r);
+      running_ = kNone;
     }
     std::string blocked;
     for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
@@ -161,9 +175,10 @@ class Engine {
   }
 
  private:
+  // The running rank needs no waking: it checks its call's requests after posting it.
   void wake(std::uint32_t r) {
     RankState& s = ranks_[r];
-    if (s.queued || s.done) return;
+    if (r == running_ || s.queued || s.done) return;
     s.queued = true;
     runnable_.push(r);
   }
@@ -185,7 +200,7 @@ class Engine {
 
   std::uint64_t internal(RankState& s) {
     const std::uint64_t k = s.next_internal++;
-    s.requests[k] = {};
+    s.requests.add(k);
     return k;
   }
 
@@ -206,7 +221,7 @@ class Engine {
   }
 
   void match(const SendPost& s, const RecvPost& r) {
-    const Time o = p_.overhead_ns(), L = p_.latency_ns(), x = p_.transfer_ns(s.bytes);
+    const Time o = o_, L = L_, x = p_.transfer_ns(s.bytes);
     Time recv_done;
     if (!s.sync) {
       recv_done = std::max(r.posted, s.inject + o + x + L) + o;
@@ -260,14 +275,14 @@ class Engine {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
     if (!dst) {  // MPI_PROC_NULL
-      complete(rank, req, at + p_.overhead_ns());
+      complete(rank, req, at + o_);
       return 0;
     }
     const Time inject = std::max(at, s.nic_free);
-    s.nic_free = inject + static_cast<Time>(p_.g);
+    s.nic_free = inject + gap_;
     const bool sync = waits_for_receive(cls, bytes);
     if (!sync) {
-      complete(rank, req, inject + p_.overhead_ns() + p_.transfer_ns(bytes));
+      complete(rank, req, inject + o_ + p_.transfer_ns(bytes));
       req = 0;
     }
     post_send(rank, *dst, c.key, tag, {rank, req, inject, bytes, sync});
@@ -291,7 +306,7 @@ class Engine {
     }
     const auto world = c.world(src);
     if (!world) {
-      complete(rank, req, at + p_.overhead_ns());
+      complete(rank, req, at + o_);
       return;
     }
     post_recv(*world, rank, c.key, t, {rank, req, at});
@@ -305,7 +320,7 @@ class Engine {
     const CommInfo* c = s.comms.by_key(it->second.comm);
     const auto world = c ? c->world(st.source) : std::nullopt;
     if (!world) {
-      complete(rank, key, it->second.posted + p_.overhead_ns());
+      complete(rank, key, it->second.posted + o_);
       return;
     }
     post_recv(*world, rank, c->key, st.tag, {rank, key, it->second.posted});
@@ -341,7 +356,7 @@ class Engine {
   // What the call sent and received; the recorded hashes and payloads when the trace has them
   // (the common case, and much cheaper than working sizes out from counts and types).
   static MessageBytes sizes_of(const CallClass& cls, const Event& ev, const RankContext& ctx) {
-    if (cls.op == Op::recv || cls.op == Op::irecv || !moves_data(cls.op)) return {};
+    if (cls.op == Op::recv || cls.op == Op::irecv || !cls.moves) return {};
     const bool sends = cls.op != Op::coll && cls.op != Op::icoll;
     if (!ev.send_hashes.empty() && (sends || !ev.payloads.empty())) {
       MessageBytes mb;
@@ -378,15 +393,16 @@ class Engine {
     RankState& s = ranks_[rank];
     const Event& ev = s.ev;
     const CallClass& cls = classify(ev.function);
+    const EventArgs a(ev);
     s.cls = &cls;
-    const Time o = p_.overhead_ns();
+    const Time o = o_;
     s.keys.clear();
     s.cost = 0;
     s.coll_cost = false;
     s.base_end = s.start;
     const CommInfo* c = nullptr;
     if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local) {
-      c = s.comms.find(static_cast<std::uint64_t>(scalar_of(ev, Role::comm, 0, 0)));
+      c = s.comms.find(static_cast<std::uint64_t>(a.scalar(Role::comm, 0, 0)));
       if (!c || ev.rc != 0) {
         post_local(s);
         return;
@@ -401,34 +417,31 @@ class Engine {
       case Op::send: {
         const std::uint64_t n = mb.sent;
         const std::uint64_t req = internal(s);
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), n, cls, req,
-                   s.start);
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), n, cls, req, s.start);
         s.keys.push_back(req);
-        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * p_.latency_ns() + p_.transfer_ns(n)
-                                           : o + p_.transfer_ns(n);
+        s.cost =
+            waits_for_receive(cls, n) ? 2 * o + 2 * L_ + p_.transfer_ns(n) : o + p_.transfer_ns(n);
         break;
       }
       case Op::isend: {
-        s.requests[own] = {};
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent, cls, own,
-                   s.start);
+        s.requests.add(own);  // an event index: new on its thread
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent, cls, own, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
       }
       case Op::recv: {
-        const ArgValue* st = arg_of(ev, Role::status_out);
+        const ArgValue* st = a.get(Role::status_out);
         const std::uint64_t req = internal(s);
-        start_recv(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag),
+        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, req, s.start);
         s.keys.push_back(req);
         s.cost = o;
         break;
       }
       case Op::irecv: {
-        s.requests[own] = {};
-        start_recv(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), nullptr, own,
-                   s.start);
+        s.requests.add(own);  // an event index: new on its thread
+        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), nullptr, own, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
@@ -436,34 +449,34 @@ class Engine {
       case Op::sendrecv: {
         const std::uint64_t n = mb.sent;
         const std::uint64_t sreq = internal(s), rreq = internal(s);
-        start_send(rank, *c, scalar_of(ev, Role::peer, 0), scalar_of(ev, Role::tag, 0), n,
-                   classify(fn::Send), sreq, s.start);
-        const ArgValue* st = arg_of(ev, Role::status_out);
-        start_recv(rank, *c, scalar_of(ev, Role::peer, 1), scalar_of(ev, Role::tag, 1),
+        start_send(rank, *c, a.scalar(Role::peer, 0), a.scalar(Role::tag, 0), n, classify(fn::Send),
+                   sreq, s.start);
+        const ArgValue* st = a.get(Role::status_out);
+        start_recv(rank, *c, a.scalar(Role::peer, 1), a.scalar(Role::tag, 1),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, rreq, s.start);
         s.keys = {sreq, rreq};
-        s.cost = 2 * o + p_.transfer_ns(n) + p_.latency_ns();
+        s.cost = 2 * o + p_.transfer_ns(n) + L_;
         break;
       }
       case Op::wait:
       case Op::test:
-        post_completion(rank, cls);
+        post_completion(rank, cls, a);
         break;
       case Op::coll:
       case Op::comm_create: {
         const std::uint64_t req = internal(s);
         const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
         const std::size_t p = c->members->size();
-        arrive(rank, *c, kind, static_cast<std::size_t>(scalar_of(ev, Role::root)),
+        arrive(rank, *c, kind, static_cast<std::size_t>(a.scalar(Role::root)),
                cls.op == Op::coll ? coll_bytes(kind, mb, p) : 0, req, s.start);
         s.keys.push_back(req);
         s.coll_cost = true;
         break;
       }
       case Op::icoll: {
-        s.requests[own] = {};
+        s.requests.add(own);  // an event index: new on its thread
         const std::size_t p = c->members->size();
-        arrive(rank, *c, cls.coll, static_cast<std::size_t>(scalar_of(ev, Role::root)),
+        arrive(rank, *c, cls.coll, static_cast<std::size_t>(a.scalar(Role::root)),
                coll_bytes(cls.coll, mb, p), own, s.start);
         s.base_end = s.start + o;
         s.cost = o;
@@ -474,65 +487,61 @@ class Engine {
 
   // Wait*/Test*: the requests the recorded call completed, wildcard receives resolved by
   // their recorded statuses.
-  void post_completion(std::uint32_t rank, const CallClass& cls) {
+  void post_completion(std::uint32_t rank, const CallClass& cls, const EventArgs& a) {
     RankState& s = ranks_[rank];
-    const Event& ev = s.ev;
     const bool any = cls.any, some = cls.some;
     if (cls.op == Op::test) {
       // Test(flag), Testall(flag), Testany(index, flag), Testsome(outcount, indices)
       const std::int64_t flag =
-          some ? scalar_of(ev, Role::int_out, 0) : scalar_of(ev, Role::int_out, any ? 1 : 0);
-      if (flag == 0 || (any && scalar_of(ev, Role::int_out, 0) == MPI_UNDEFINED)) {
+          some ? a.scalar(Role::int_out, 0) : a.scalar(Role::int_out, any ? 1 : 0);
+      if (flag == 0 || (any && a.scalar(Role::int_out, 0) == MPI_UNDEFINED)) {
         post_local(s);
         return;
       }
     }
-    std::vector<RequestRef>& refs = refs_;
-    std::vector<const StatusRecord*>& statuses = statuses_;
-    refs.clear();
-    statuses.clear();
-    const ArgValue* one = arg_of(ev, Role::request_inout);
-    const ArgValue* arr = arg_of(ev, Role::request_array);
-    const ArgValue* st1 = arg_of(ev, Role::status_out);
-    const ArgValue* stn = arg_of(ev, Role::status_array);
+    const ArgValue* one = a.get(Role::request_inout);
+    const ArgValue* arr = a.get(Role::request_array);
+    const ArgValue* st1 = a.get(Role::status_out);
+    const ArgValue* stn = a.get(Role::status_array);
+    const StatusRecord* first = st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr;
+    const auto nth_status = [stn](std::size_t k) -> const StatusRecord* {
+      return stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr;
+    };
     if (one && !one->requests.empty()) {
-      refs.push_back(one->requests[0]);
-      statuses.push_back(st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr);
+      wait_on(rank, one->requests[0], first);
     } else if (arr && any) {
-      const std::int64_t i = scalar_of(ev, Role::int_out, 0, -1);
-      if (i >= 0 && static_cast<std::size_t>(i) < arr->requests.size()) {
-        refs.push_back(arr->requests[static_cast<std::size_t>(i)]);
-        statuses.push_back(st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr);
-      }
+      const std::int64_t i = a.scalar(Role::int_out, 0, -1);
+      if (i >= 0 && static_cast<std::size_t>(i) < arr->requests.size())
+        wait_on(rank, arr->requests[static_cast<std::size_t>(i)], first);
     } else if (arr && some) {
-      const ArgValue* idx = arg_of(ev, Role::int_array_out);
+      const ArgValue* idx = a.get(Role::int_array_out);
       if (idx)
         for (std::size_t k = 0; k < idx->list.size(); ++k) {
           const std::int64_t i = idx->list[k];
           if (i < 0 || static_cast<std::size_t>(i) >= arr->requests.size()) continue;
-          refs.push_back(arr->requests[static_cast<std::size_t>(i)]);
-          statuses.push_back(stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr);
+          wait_on(rank, arr->requests[static_cast<std::size_t>(i)], nth_status(k));
         }
     } else if (arr) {
-      for (std::size_t k = 0; k < arr->requests.size(); ++k) {
-        refs.push_back(arr->requests[k]);
-        statuses.push_back(stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr);
+      for (std::size_t k = 0; k < arr->requests.size(); ++k)
+        wait_on(rank, arr->requests[k], nth_status(k));
+    }
+  }
+
+  // One request a Wait*/Test* completed: the current call waits for it.
+  void wait_on(std::uint32_t rank, const RequestRef& ref, const StatusRecord* status) {
+    if (ref.null) return;
+    RankState& s = ranks_[rank];
+    const std::uint64_t key = request_key(ref.thread, ref.event);
+    const auto it = s.requests.find(key);
+    if (it == s.requests.end()) return;  // created by a call the model keeps as recorded
+    if (it->second.unresolved) {
+      if (!status) {
+        it->second = {true, it->second.posted + o_, 0, false, 0, 0};
+      } else {
+        resolve(rank, key, *status);
       }
     }
-    for (std::size_t k = 0; k < refs.size(); ++k) {
-      if (refs[k].null) continue;
-      const std::uint64_t key = request_key(refs[k].thread, refs[k].event);
-      const auto it = s.requests.find(key);
-      if (it == s.requests.end()) continue;  // created by a call the model keeps as recorded
-      if (it->second.unresolved) {
-        if (!statuses[k]) {
-          it->second = {true, it->second.posted + p_.overhead_ns(), 0, false, 0, 0};
-        } else {
-          resolve(rank, key, *statuses[k]);
-        }
-      }
-      s.keys.push_back(key);
-    }
+    s.keys.push_back(key);
   }
 
   bool try_finish(std::uint32_t rank) {
@@ -557,7 +566,7 @@ class Engine {
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = *s.cls;
     if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
-    if (shapes_context(s.ev)) s.ctx->observe(s.ev);
+    if (cls.shapes) s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
     ++stats_.events;
     s.t = end;
@@ -566,6 +575,7 @@ class Engine {
   }
 
   const LogGPSParams& p_;
+  const Time o_, L_, gap_;  // the parameters in whole ns, converted once
   PredictSink& sink_;
   CommRegistry registry_;
   std::vector<RankState> ranks_;
@@ -574,8 +584,8 @@ class Engine {
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   std::uint64_t in_flight_messages_ = 0;
   EngineStats stats_;
-  std::vector<RequestRef> refs_;  // post_completion's, kept to reuse their storage
-  std::vector<const StatusRecord*> statuses_;
+  static constexpr std::uint32_t kNone = ~0u;
+  std::uint32_t running_ = kNone;  // the rank advance() runs
 };
 
 }  // namespace
