@@ -239,6 +239,7 @@ int main(int argc, char** argv) {
       const auto st = predict::run_loggps(feeds, params, sink);
       report("engine from memory", st.events, now() - t0, n);
     }
+    if (!runs("decode") && !runs("trace")) return 0;  // memory alone: no trace needed
     const TraceDir d(dir);
     bool fresh = true;
     if (std::filesystem::exists(d.manifest_path())) {
