@@ -22,65 +22,74 @@ namespace encore::predict {
 namespace {
 
 using Time = std::int64_t;
-constexpr std::uint64_t kInternal = 1ull << 63;
 
 std::uint64_t request_key(std::uint16_t thread, std::uint64_t index) {
   return (static_cast<std::uint64_t>(thread) << 48) | (index + 1);  // never 0: "no request"
 }
 
 struct Request {
-  bool complete = false;
   Time t = 0;     // completion time
   Time cost = 0;  // the call's own cost (collectives), for the wait split
+  Time posted = 0;
+  std::uint32_t comm = 0;
+  bool complete = false;
   // A receive whose source or tag was a wildcard: matched once a Wait* names its status.
   bool unresolved = false;
-  std::uint32_t comm = 0;
-  Time posted = 0;
+  bool live = false;
 };
 
-// A rank's open requests: few at a time, so a flat vector searched from the most recent beats
-// a hash table (no allocation per request).
+using Slot = std::uint32_t;
+constexpr Slot kNoSlot = ~0u;
+
+// A rank's open requests in slots reused through a free list. Messages, collectives and the
+// current call carry the slot number, so only a Wait* naming an MPI request searches, and it
+// searches 8-byte keys, not whole entries.
 class RequestTable {
  public:
-  using Entry = std::pair<std::uint64_t, Request>;
-  using iterator = std::vector<Entry>::iterator;
-  iterator begin() { return v_.begin(); }
-  iterator end() { return v_.end(); }
-  iterator find(std::uint64_t key) {
-    for (std::size_t i = v_.size(); i-- > 0;)
-      if (v_[i].first == key) return v_.begin() + static_cast<std::ptrdiff_t>(i);
-    return v_.end();
+  // `key` 0: an internal request, never looked up by key.
+  Slot add(std::uint64_t key) {
+    Slot i;
+    if (!free_.empty()) {
+      i = free_.back();
+      free_.pop_back();
+      slots_[i] = Request{};
+      keys_[i] = key;
+    } else {
+      i = static_cast<Slot>(slots_.size());
+      slots_.emplace_back();
+      keys_.push_back(key);
+    }
+    slots_[i].live = true;
+    return i;
   }
-  Request& operator[](std::uint64_t key) {
-    const auto it = find(key);
-    if (it != v_.end()) return it->second;
-    v_.emplace_back(key, Request{});
-    return v_.back().second;
+  Slot find(std::uint64_t key) const {
+    for (std::size_t i = keys_.size(); i-- > 0;)
+      if (keys_[i] == key) return static_cast<Slot>(i);
+    return kNoSlot;
   }
-  // A key known to be new (internal ones, and an event's own, unique per thread): no search.
-  Request& add(std::uint64_t key) {
-    v_.emplace_back(key, Request{});
-    return v_.back().second;
-  }
-  void erase(iterator it) {
-    if (it != v_.end() - 1) *it = std::move(v_.back());
-    v_.pop_back();
+  Request& operator[](Slot i) { return slots_[i]; }
+  void erase(Slot i) {
+    slots_[i].live = false;
+    keys_[i] = 0;
+    free_.push_back(i);
   }
 
  private:
-  std::vector<Entry> v_;
+  std::vector<Request> slots_;
+  std::vector<std::uint64_t> keys_;  // 0 for internal and free slots
+  std::vector<Slot> free_;
 };
 
 struct SendPost {
   std::uint32_t rank;
-  std::uint64_t req;  // 0: nobody waits for the send's completion (eager)
+  Slot req;  // kNoSlot: nobody waits for the send's completion (eager)
   Time inject;
   std::uint64_t bytes;
   bool sync;
 };
 struct RecvPost {
   std::uint32_t rank;
-  std::uint64_t req;
+  Slot req;
   Time posted;
 };
 
@@ -112,7 +121,7 @@ struct Collective {
   std::uint64_t bytes = 0;
   std::size_t arrived = 0;
   std::vector<Time> arrive;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> members;  // (rank, request) by comm rank
+  std::vector<std::pair<std::uint32_t, Slot>> members;  // (rank, request) by comm rank
 };
 
 struct RankState {
@@ -126,8 +135,7 @@ struct RankState {
   Time t = 0;  // end of the previous call
   Time start = 0, base_end = 0, cost = 0;
   Time nic_free = 0;
-  std::vector<std::uint64_t> keys;  // requests the current call waits for
-  std::uint64_t next_internal = kInternal;
+  std::vector<Slot> keys;          // requests the current call waits for
   const CallClass* cls = nullptr;  // of the current call
   bool have = false, posted = false, done = false, queued = false, coll_cost = false;
 };
@@ -198,20 +206,15 @@ class Engine {
     }
   }
 
-  std::uint64_t internal(RankState& s) {
-    const std::uint64_t k = s.next_internal++;
-    s.requests.add(k);
-    return k;
-  }
+  static Slot internal(RankState& s) { return s.requests.add(0); }
 
-  void complete(std::uint32_t rank, std::uint64_t key, Time t, Time cost = 0) {
-    if (key == 0) return;
-    auto& reqs = ranks_[rank].requests;
-    const auto it = reqs.find(key);
-    if (it == reqs.end()) return;
-    it->second.complete = true;
-    it->second.t = t;
-    it->second.cost = cost;
+  void complete(std::uint32_t rank, Slot slot, Time t, Time cost = 0) {
+    if (slot == kNoSlot) return;
+    Request& q = ranks_[rank].requests[slot];
+    if (!q.live) return;
+    q.complete = true;
+    q.t = t;
+    q.cost = cost;
     wake(rank);
   }
 
@@ -269,21 +272,20 @@ class Engine {
   }
 
   // Starts a send of the current call; returns the request to wait for (0 if none).
-  std::uint64_t start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
-                           std::int64_t tag, std::uint64_t bytes, const CallClass& cls,
-                           std::uint64_t req, Time at) {
+  Slot start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
+                  std::uint64_t bytes, const CallClass& cls, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
     if (!dst) {  // MPI_PROC_NULL
       complete(rank, req, at + o_);
-      return 0;
+      return kNoSlot;
     }
     const Time inject = std::max(at, s.nic_free);
     s.nic_free = inject + gap_;
     const bool sync = waits_for_receive(cls, bytes);
     if (!sync) {
       complete(rank, req, inject + o_ + p_.transfer_ns(bytes));
-      req = 0;
+      req = kNoSlot;
     }
     post_send(rank, *dst, c.key, tag, {rank, req, inject, bytes, sync});
     return req;
@@ -291,7 +293,7 @@ class Engine {
 
   // Posts a receive; a wildcard source or tag waits for the status a Wait* reports.
   void start_recv(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
-                  const StatusRecord* status, std::uint64_t req, Time at) {
+                  const StatusRecord* status, Slot req, Time at) {
     std::int64_t src = peer, t = tag;
     if (status) {
       if (src == MPI_ANY_SOURCE) src = status->source;
@@ -312,22 +314,22 @@ class Engine {
     post_recv(*world, rank, c.key, t, {rank, req, at});
   }
 
-  void resolve(std::uint32_t rank, std::uint64_t key, const StatusRecord& st) {
+  void resolve(std::uint32_t rank, Slot slot, const StatusRecord& st) {
     RankState& s = ranks_[rank];
-    const auto it = s.requests.find(key);
-    if (it == s.requests.end() || !it->second.unresolved) return;
-    it->second.unresolved = false;
-    const CommInfo* c = s.comms.by_key(it->second.comm);
+    Request& q = s.requests[slot];
+    if (!q.unresolved) return;
+    q.unresolved = false;
+    const CommInfo* c = s.comms.by_key(q.comm);
     const auto world = c ? c->world(st.source) : std::nullopt;
     if (!world) {
-      complete(rank, key, it->second.posted + o_);
+      complete(rank, slot, q.posted + o_);
       return;
     }
-    post_recv(*world, rank, c->key, st.tag, {rank, key, it->second.posted});
+    post_recv(*world, rank, c->key, st.tag, {rank, slot, q.posted});
   }
 
   void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, std::size_t root,
-              std::uint64_t bytes, std::uint64_t req, Time at) {
+              std::uint64_t bytes, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const std::uint64_t seq = s.coll_seq[c.key]++;
     auto [it, fresh] = collectives_.try_emplace({c.key, seq});
@@ -416,7 +418,7 @@ class Engine {
         break;
       case Op::send: {
         const std::uint64_t n = mb.sent;
-        const std::uint64_t req = internal(s);
+        const Slot req = internal(s);
         start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), n, cls, req, s.start);
         s.keys.push_back(req);
         s.cost =
@@ -424,15 +426,15 @@ class Engine {
         break;
       }
       case Op::isend: {
-        s.requests.add(own);  // an event index: new on its thread
-        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent, cls, own, s.start);
+        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent, cls, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
       }
       case Op::recv: {
         const ArgValue* st = a.get(Role::status_out);
-        const std::uint64_t req = internal(s);
+        const Slot req = internal(s);
         start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, req, s.start);
         s.keys.push_back(req);
@@ -440,15 +442,15 @@ class Engine {
         break;
       }
       case Op::irecv: {
-        s.requests.add(own);  // an event index: new on its thread
-        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), nullptr, own, s.start);
+        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), nullptr, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
       }
       case Op::sendrecv: {
         const std::uint64_t n = mb.sent;
-        const std::uint64_t sreq = internal(s), rreq = internal(s);
+        const Slot sreq = internal(s), rreq = internal(s);
         start_send(rank, *c, a.scalar(Role::peer, 0), a.scalar(Role::tag, 0), n, classify(fn::Send),
                    sreq, s.start);
         const ArgValue* st = a.get(Role::status_out);
@@ -464,7 +466,7 @@ class Engine {
         break;
       case Op::coll:
       case Op::comm_create: {
-        const std::uint64_t req = internal(s);
+        const Slot req = internal(s);
         const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
         const std::size_t p = c->members->size();
         arrive(rank, *c, kind, static_cast<std::size_t>(a.scalar(Role::root)),
@@ -474,10 +476,10 @@ class Engine {
         break;
       }
       case Op::icoll: {
-        s.requests.add(own);  // an event index: new on its thread
+        const Slot req = s.requests.add(own);  // an event index: new on its thread
         const std::size_t p = c->members->size();
         arrive(rank, *c, cls.coll, static_cast<std::size_t>(a.scalar(Role::root)),
-               coll_bytes(cls.coll, mb, p), own, s.start);
+               coll_bytes(cls.coll, mb, p), req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
@@ -531,17 +533,22 @@ class Engine {
   void wait_on(std::uint32_t rank, const RequestRef& ref, const StatusRecord* status) {
     if (ref.null) return;
     RankState& s = ranks_[rank];
-    const std::uint64_t key = request_key(ref.thread, ref.event);
-    const auto it = s.requests.find(key);
-    if (it == s.requests.end()) return;  // created by a call the model keeps as recorded
-    if (it->second.unresolved) {
+    const Slot slot = s.requests.find(request_key(ref.thread, ref.event));
+    if (slot == kNoSlot) return;  // created by a call the model keeps as recorded
+    Request& q = s.requests[slot];
+    if (q.unresolved) {
       if (!status) {
-        it->second = {true, it->second.posted + o_, 0, false, 0, 0};
+        q.complete = true;
+        q.t = q.posted + o_;
+        q.cost = 0;
+        q.unresolved = false;
+        q.comm = 0;
+        q.posted = 0;
       } else {
-        resolve(rank, key, *status);
+        resolve(rank, slot, *status);
       }
     }
-    s.keys.push_back(key);
+    s.keys.push_back(slot);
   }
 
   bool try_finish(std::uint32_t rank) {
@@ -551,17 +558,17 @@ class Engine {
       s.posted = true;
       post(rank);
     }
-    for (const std::uint64_t k : s.keys) {
-      const auto it = s.requests.find(k);
-      if (it != s.requests.end() && !it->second.complete) return false;
+    for (const Slot k : s.keys) {
+      const Request& q = s.requests[k];
+      if (q.live && !q.complete) return false;
     }
     Time end = s.base_end, cost = s.cost;
-    for (const std::uint64_t k : s.keys) {
-      const auto it = s.requests.find(k);
-      if (it == s.requests.end()) continue;
-      end = std::max(end, it->second.t);
-      if (s.coll_cost) cost = it->second.cost;
-      s.requests.erase(it);
+    for (const Slot k : s.keys) {
+      const Request& q = s.requests[k];
+      if (!q.live) continue;  // named twice by one Wait*
+      end = std::max(end, q.t);
+      if (s.coll_cost) cost = q.cost;
+      s.requests.erase(k);
     }
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = *s.cls;
