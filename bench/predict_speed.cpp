@@ -58,6 +58,17 @@ void set(Event& e, Role role, std::int64_t v) {
     }
 }
 
+// Like the decoder: a field absent from the record is cleared, a present one filled.
+template <class V>
+[[gnu::noinline]] void copy_items(V& to, const V& from) {
+  to.assign(from.begin(), from.end());
+}
+template <class V>
+void copy(V& to, const V& from) {
+  to.clear();
+  if (!from.empty()) copy_items(to, from);
+}
+
 // Copies `from` into `to` the way the decoder fills an event: into the storage `to` already
 // has (its args are never shrunk), so the feed itself allocates nothing per call.
 void fill(Event& to, const Event& from) {
@@ -73,14 +84,17 @@ void fill(Event& to, const Event& from) {
     a.scalar = b.scalar;
     a.real = b.real;
     a.flags = b.flags;
-    a.list.assign(b.list.begin(), b.list.end());
-    a.remote.assign(b.remote.begin(), b.remote.end());
-    a.requests.assign(b.requests.begin(), b.requests.end());
-    a.statuses.assign(b.statuses.begin(), b.statuses.end());
-    a.text.assign(b.text);
+    copy(a.list, b.list);
+    copy(a.remote, b.remote);
+    copy(a.requests, b.requests);
+    copy(a.statuses, b.statuses);
+    if (b.text.empty())
+      a.text.clear();
+    else
+      a.text.assign(b.text);
   }
-  to.payloads.assign(from.payloads.begin(), from.payloads.end());
-  to.send_hashes.assign(from.send_hashes.begin(), from.send_hashes.end());
+  copy(to.payloads, from.payloads);
+  copy(to.send_hashes, from.send_hashes);
   to.signatures.clear();
   to.callsite.reset();
   to.counters.clear();
@@ -225,6 +239,7 @@ int main(int argc, char** argv) {
       const auto st = predict::run_loggps(feeds, params, sink);
       report("engine from memory", st.events, now() - t0, n);
     }
+    if (!runs("decode") && !runs("trace")) return 0;  // memory alone: no trace needed
     const TraceDir d(dir);
     bool fresh = true;
     if (std::filesystem::exists(d.manifest_path())) {

@@ -94,6 +94,26 @@ TEST(PredictLogGPS, WaitallOverSeveralIrecvs) {
   EXPECT_EQ(s.calls[1][2].wait, 2107 + 1107 + 100 - 200);
 }
 
+TEST(PredictLogGPS, RequestReusedAfterItsWaitAndNamedTwice) {
+  // Rank 0 sends tag 1 at 1000 (ends 1107), tag 3 at 1107 (ends 1214), tag 2 at 2214. Rank 1's
+  // second pair of Irecvs takes the request slot the first one freed; its Waitall names one
+  // request twice, which waits for it once.
+  auto s = run({{{send(fn::Send, 1, 1, 8), 1000},
+                 {send(fn::Send, 1, 3, 8), 0},
+                 {send(fn::Send, 1, 2, 8), 1000}},
+                {{recv(fn::Irecv, 0, 1, 0, 8)},
+                 {waitall({0})},
+                 {recv(fn::Irecv, 0, 2, 0, 8)},
+                 {recv(fn::Irecv, 0, 3, 0, 8)},
+                 {waitall({3, 2, 3})}}});
+  ASSERT_EQ(s.calls[1].size(), 5u);
+  EXPECT_EQ(s.calls[1][1].end, 1000 + 1107 + 100);
+  EXPECT_EQ(s.calls[1][2].end, 2207 + 100);
+  EXPECT_EQ(s.calls[1][4].start, 2407);
+  EXPECT_EQ(s.calls[1][4].end, 2214 + 1107 + 100);  // tag 3 arrived at 2407, tag 2 later
+  EXPECT_EQ(s.calls[1][4].wait, 3421 - 2407);
+}
+
 TEST(PredictLogGPS, AnySourceFollowsTheRecordedSource) {
   // Rank 2 sends at 0, rank 1 at 500. Rank 0 receives twice from MPI_ANY_SOURCE; the
   // recorded statuses say which message each receive got, and the times follow them.

@@ -88,6 +88,8 @@ CallClass make(const FunctionInfo& f) {
   }
   c.any = n.ends_with("any");
   c.some = n.ends_with("some");
+  c.moves = moves_data(c.op);
+  c.shapes = shapes_context(f.category);
   return c;
 }
 

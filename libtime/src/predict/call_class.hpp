@@ -30,8 +30,10 @@ struct CallClass {
   bool sync = false;      // Ssend, Issend: always waits for the receive
   bool buffered = false;  // Bsend, Ibsend: never does (the data goes to the attached buffer)
   CollKind coll = CollKind::barrier;
-  bool any = false;   // Waitany, Testany
-  bool some = false;  // Waitsome, Testsome
+  bool any = false;     // Waitany, Testany
+  bool some = false;    // Waitsome, Testsome
+  bool moves = false;   // moves_data(op), looked up once
+  bool shapes = false;  // a datatype or communicator call (see shapes_context)
 };
 
 namespace detail {
@@ -49,10 +51,10 @@ inline const CallClass& classify(std::uint16_t function) {
 // free something RankContext tracks (types, communicators, groups): the per-call work of the
 // models is kept to the calls that need it.
 bool moves_data(Op op);
-inline bool shapes_context(const Event& ev) {
-  const Category c = ev.info().category;
+inline bool shapes_context(Category c) {
   return c == Category::datatype || c == Category::communicator;
 }
+inline bool shapes_context(const Event& ev) { return shapes_context(ev.info().category); }
 
 namespace detail {
 inline constexpr std::size_t kRoles = static_cast<std::size_t>(Role::ret_aint) + 1;
@@ -81,5 +83,30 @@ inline std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int6
   const ArgValue* a = arg_of(ev, role, nth);
   return a ? a->scalar : fallback;
 }
+
+// arg_of and scalar_of for several lookups in one event: its function's index found once.
+class EventArgs {
+ public:
+  explicit EventArgs(const Event& ev) : ev_(ev), n_(ev.args.size()) {
+    const auto& index = detail::role_index;
+    if (ev.function < index.size() && index[ev.function].complete) ix_ = &index[ev.function];
+  }
+  // nth: 0 or 1.
+  const ArgValue* get(Role role, int nth = 0) const {
+    if (ix_ == nullptr) return detail::search_arg(ev_, role, nth);
+    const std::size_t i = ix_->at[static_cast<std::size_t>(role)][nth != 0];
+    if (i == detail::kNoArg || i >= n_) return nullptr;
+    return ev_.args[i].present ? &ev_.args[i] : nullptr;
+  }
+  std::int64_t scalar(Role role, int nth = 0, std::int64_t fallback = 0) const {
+    const ArgValue* a = get(role, nth);
+    return a ? a->scalar : fallback;
+  }
+
+ private:
+  const Event& ev_;
+  std::size_t n_;
+  const detail::RoleIndex* ix_ = nullptr;
+};
 
 }  // namespace encore::predict

@@ -48,8 +48,7 @@ void CommTable::add(std::uint64_t id, std::vector<std::int64_t> members) {
   last_ = nullptr;
 }
 
-const CommInfo* CommTable::find(std::uint64_t id) const {
-  if (last_ != nullptr && id == last_id_) return last_;
+const CommInfo* CommTable::find_slow(std::uint64_t id) const {
   const auto it = by_id_.find(id);
   if (it == by_id_.end()) return nullptr;
   last_id_ = id;

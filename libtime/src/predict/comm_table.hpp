@@ -43,13 +43,16 @@ class CommTable {
  public:
   CommTable() = default;
   CommTable(std::uint32_t rank, CommRegistry& registry);
-  const CommInfo* find(std::uint64_t id) const;
+  const CommInfo* find(std::uint64_t id) const {
+    return last_ != nullptr && id == last_id_ ? last_ : find_slow(id);
+  }
   const CommInfo* by_key(std::uint32_t key) const;
   // Registers the communicators `ev` created (comm_out) and forgets freed ones.
   void observe(const Event& ev);
 
  private:
   void add(std::uint64_t id, std::vector<std::int64_t> members);
+  const CommInfo* find_slow(std::uint64_t id) const;
 
   std::uint32_t rank_ = 0;
   CommRegistry* registry_ = nullptr;

@@ -22,60 +22,74 @@ namespace encore::predict {
 namespace {
 
 using Time = std::int64_t;
-constexpr std::uint64_t kInternal = 1ull << 63;
 
 std::uint64_t request_key(std::uint16_t thread, std::uint64_t index) {
   return (static_cast<std::uint64_t>(thread) << 48) | (index + 1);  // never 0: "no request"
 }
 
 struct Request {
-  bool complete = false;
   Time t = 0;     // completion time
   Time cost = 0;  // the call's own cost (collectives), for the wait split
+  Time posted = 0;
+  std::uint32_t comm = 0;
+  bool complete = false;
   // A receive whose source or tag was a wildcard: matched once a Wait* names its status.
   bool unresolved = false;
-  std::uint32_t comm = 0;
-  Time posted = 0;
+  bool live = false;
 };
 
-// A rank's open requests: few at a time, so a flat vector searched from the most recent beats
-// a hash table (no allocation per request).
+using Slot = std::uint32_t;
+constexpr Slot kNoSlot = ~0u;
+
+// A rank's open requests in slots reused through a free list. Messages, collectives and the
+// current call carry the slot number, so only a Wait* naming an MPI request searches, and it
+// searches 8-byte keys, not whole entries.
 class RequestTable {
  public:
-  using Entry = std::pair<std::uint64_t, Request>;
-  using iterator = std::vector<Entry>::iterator;
-  iterator begin() { return v_.begin(); }
-  iterator end() { return v_.end(); }
-  iterator find(std::uint64_t key) {
-    for (auto it = v_.rbegin(); it != v_.rend(); ++it)
-      if (it->first == key) return std::prev(it.base());
-    return v_.end();
+  // `key` 0: an internal request, never looked up by key.
+  Slot add(std::uint64_t key) {
+    Slot i;
+    if (!free_.empty()) {
+      i = free_.back();
+      free_.pop_back();
+      slots_[i] = Request{};
+      keys_[i] = key;
+    } else {
+      i = static_cast<Slot>(slots_.size());
+      slots_.emplace_back();
+      keys_.push_back(key);
+    }
+    slots_[i].live = true;
+    return i;
   }
-  Request& operator[](std::uint64_t key) {
-    const auto it = find(key);
-    if (it != v_.end()) return it->second;
-    v_.emplace_back(key, Request{});
-    return v_.back().second;
+  Slot find(std::uint64_t key) const {
+    for (std::size_t i = keys_.size(); i-- > 0;)
+      if (keys_[i] == key) return static_cast<Slot>(i);
+    return kNoSlot;
   }
-  void erase(iterator it) {
-    if (it != v_.end() - 1) *it = std::move(v_.back());
-    v_.pop_back();
+  Request& operator[](Slot i) { return slots_[i]; }
+  void erase(Slot i) {
+    slots_[i].live = false;
+    keys_[i] = 0;
+    free_.push_back(i);
   }
 
  private:
-  std::vector<Entry> v_;
+  std::vector<Request> slots_;
+  std::vector<std::uint64_t> keys_;  // 0 for internal and free slots
+  std::vector<Slot> free_;
 };
 
 struct SendPost {
   std::uint32_t rank;
-  std::uint64_t req;  // 0: nobody waits for the send's completion (eager)
+  Slot req;  // kNoSlot: nobody waits for the send's completion (eager)
   Time inject;
   std::uint64_t bytes;
   bool sync;
 };
 struct RecvPost {
   std::uint32_t rank;
-  std::uint64_t req;
+  Slot req;
   Time posted;
 };
 
@@ -84,10 +98,14 @@ class RunQueue {
  public:
   explicit RunQueue(std::size_t n) : ring_(std::max<std::size_t>(n, 1)) {}
   bool empty() const noexcept { return size_ == 0; }
-  void push(std::uint32_t r) { ring_[(head_ + size_++) % ring_.size()] = r; }
+  void push(std::uint32_t r) {
+    std::size_t i = head_ + size_++;
+    if (i >= ring_.size()) i -= ring_.size();
+    ring_[i] = r;
+  }
   std::uint32_t pop() {
     const std::uint32_t r = ring_[head_];
-    head_ = (head_ + 1) % ring_.size();
+    if (++head_ == ring_.size()) head_ = 0;
     --size_;
     return r;
   }
@@ -103,7 +121,7 @@ struct Collective {
   std::uint64_t bytes = 0;
   std::size_t arrived = 0;
   std::vector<Time> arrive;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> members;  // (rank, request) by comm rank
+  std::vector<std::pair<std::uint32_t, Slot>> members;  // (rank, request) by comm rank
 };
 
 struct RankState {
@@ -117,8 +135,7 @@ struct RankState {
   Time t = 0;  // end of the previous call
   Time start = 0, base_end = 0, cost = 0;
   Time nic_free = 0;
-  std::vector<std::uint64_t> keys;  // requests the current call waits for
-  std::uint64_t next_internal = kInternal;
+  std::vector<Slot> keys;          // requests the current call waits for
   const CallClass* cls = nullptr;  // of the current call
   bool have = false, posted = false, done = false, queued = false, coll_cost = false;
 };
@@ -127,6 +144,9 @@ class Engine {
  public:
   Engine(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& p, PredictSink& sink)
       : p_(p),
+        o_(p.overhead_ns()),
+        L_(p.latency_ns()),
+        gap_(static_cast<Time>(p.g)),
         sink_(sink),
         registry_(static_cast<std::uint32_t>(feeds.size())),
         runnable_(feeds.size()) {
@@ -143,7 +163,9 @@ class Engine {
     while (!runnable_.empty()) {
       const std::uint32_t r = runnable_.pop();
       ranks_[r].queued = false;
+      running_ = r;
       advance(r);
+      running_ = kNone;
     }
     std::string blocked;
     for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
@@ -161,9 +183,10 @@ class Engine {
   }
 
  private:
+  // The running rank needs no waking: it checks its call's requests after posting it.
   void wake(std::uint32_t r) {
     RankState& s = ranks_[r];
-    if (s.queued || s.done) return;
+    if (r == running_ || s.queued || s.done) return;
     s.queued = true;
     runnable_.push(r);
   }
@@ -183,20 +206,15 @@ class Engine {
     }
   }
 
-  std::uint64_t internal(RankState& s) {
-    const std::uint64_t k = s.next_internal++;
-    s.requests[k] = {};
-    return k;
-  }
+  static Slot internal(RankState& s) { return s.requests.add(0); }
 
-  void complete(std::uint32_t rank, std::uint64_t key, Time t, Time cost = 0) {
-    if (key == 0) return;
-    auto& reqs = ranks_[rank].requests;
-    const auto it = reqs.find(key);
-    if (it == reqs.end()) return;
-    it->second.complete = true;
-    it->second.t = t;
-    it->second.cost = cost;
+  void complete(std::uint32_t rank, Slot slot, Time t, Time cost = 0) {
+    if (slot == kNoSlot) return;
+    Request& q = ranks_[rank].requests[slot];
+    if (!q.live) return;
+    q.complete = true;
+    q.t = t;
+    q.cost = cost;
     wake(rank);
   }
 
@@ -206,7 +224,7 @@ class Engine {
   }
 
   void match(const SendPost& s, const RecvPost& r) {
-    const Time o = p_.overhead_ns(), L = p_.latency_ns(), x = p_.transfer_ns(s.bytes);
+    const Time o = o_, L = L_, x = p_.transfer_ns(s.bytes);
     Time recv_done;
     if (!s.sync) {
       recv_done = std::max(r.posted, s.inject + o + x + L) + o;
@@ -254,21 +272,20 @@ class Engine {
   }
 
   // Starts a send of the current call; returns the request to wait for (0 if none).
-  std::uint64_t start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
-                           std::int64_t tag, std::uint64_t bytes, const CallClass& cls,
-                           std::uint64_t req, Time at) {
+  Slot start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
+                  std::uint64_t bytes, const CallClass& cls, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
     if (!dst) {  // MPI_PROC_NULL
-      complete(rank, req, at + p_.overhead_ns());
-      return 0;
+      complete(rank, req, at + o_);
+      return kNoSlot;
     }
     const Time inject = std::max(at, s.nic_free);
-    s.nic_free = inject + static_cast<Time>(p_.g);
+    s.nic_free = inject + gap_;
     const bool sync = waits_for_receive(cls, bytes);
     if (!sync) {
-      complete(rank, req, inject + p_.overhead_ns() + p_.transfer_ns(bytes));
-      req = 0;
+      complete(rank, req, inject + o_ + p_.transfer_ns(bytes));
+      req = kNoSlot;
     }
     post_send(rank, *dst, c.key, tag, {rank, req, inject, bytes, sync});
     return req;
@@ -276,7 +293,7 @@ class Engine {
 
   // Posts a receive; a wildcard source or tag waits for the status a Wait* reports.
   void start_recv(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
-                  const StatusRecord* status, std::uint64_t req, Time at) {
+                  const StatusRecord* status, Slot req, Time at) {
     std::int64_t src = peer, t = tag;
     if (status) {
       if (src == MPI_ANY_SOURCE) src = status->source;
@@ -291,28 +308,28 @@ class Engine {
     }
     const auto world = c.world(src);
     if (!world) {
-      complete(rank, req, at + p_.overhead_ns());
+      complete(rank, req, at + o_);
       return;
     }
     post_recv(*world, rank, c.key, t, {rank, req, at});
   }
 
-  void resolve(std::uint32_t rank, std::uint64_t key, const StatusRecord& st) {
+  void resolve(std::uint32_t rank, Slot slot, const StatusRecord& st) {
     RankState& s = ranks_[rank];
-    const auto it = s.requests.find(key);
-    if (it == s.requests.end() || !it->second.unresolved) return;
-    it->second.unresolved = false;
-    const CommInfo* c = s.comms.by_key(it->second.comm);
+    Request& q = s.requests[slot];
+    if (!q.unresolved) return;
+    q.unresolved = false;
+    const CommInfo* c = s.comms.by_key(q.comm);
     const auto world = c ? c->world(st.source) : std::nullopt;
     if (!world) {
-      complete(rank, key, it->second.posted + p_.overhead_ns());
+      complete(rank, slot, q.posted + o_);
       return;
     }
-    post_recv(*world, rank, c->key, st.tag, {rank, key, it->second.posted});
+    post_recv(*world, rank, c->key, st.tag, {rank, slot, q.posted});
   }
 
   void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, std::size_t root,
-              std::uint64_t bytes, std::uint64_t req, Time at) {
+              std::uint64_t bytes, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const std::uint64_t seq = s.coll_seq[c.key]++;
     auto [it, fresh] = collectives_.try_emplace({c.key, seq});
@@ -341,7 +358,7 @@ class Engine {
   // What the call sent and received; the recorded hashes and payloads when the trace has them
   // (the common case, and much cheaper than working sizes out from counts and types).
   static MessageBytes sizes_of(const CallClass& cls, const Event& ev, const RankContext& ctx) {
-    if (cls.op == Op::recv || cls.op == Op::irecv || !moves_data(cls.op)) return {};
+    if (cls.op == Op::recv || cls.op == Op::irecv || !cls.moves) return {};
     const bool sends = cls.op != Op::coll && cls.op != Op::icoll;
     if (!ev.send_hashes.empty() && (sends || !ev.payloads.empty())) {
       MessageBytes mb;
@@ -378,15 +395,16 @@ class Engine {
     RankState& s = ranks_[rank];
     const Event& ev = s.ev;
     const CallClass& cls = classify(ev.function);
+    const EventArgs a(ev);
     s.cls = &cls;
-    const Time o = p_.overhead_ns();
+    const Time o = o_;
     s.keys.clear();
     s.cost = 0;
     s.coll_cost = false;
     s.base_end = s.start;
     const CommInfo* c = nullptr;
     if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local) {
-      c = s.comms.find(static_cast<std::uint64_t>(scalar_of(ev, Role::comm, 0, 0)));
+      c = s.comms.find(static_cast<std::uint64_t>(a.scalar(Role::comm, 0, 0)));
       if (!c || ev.rc != 0) {
         post_local(s);
         return;
@@ -400,71 +418,68 @@ class Engine {
         break;
       case Op::send: {
         const std::uint64_t n = mb.sent;
-        const std::uint64_t req = internal(s);
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), n, cls, req,
-                   s.start);
+        const Slot req = internal(s);
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), n, cls, req, s.start);
         s.keys.push_back(req);
-        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * p_.latency_ns() + p_.transfer_ns(n)
-                                           : o + p_.transfer_ns(n);
+        s.cost =
+            waits_for_receive(cls, n) ? 2 * o + 2 * L_ + p_.transfer_ns(n) : o + p_.transfer_ns(n);
         break;
       }
       case Op::isend: {
-        s.requests[own] = {};
-        start_send(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), mb.sent, cls, own,
-                   s.start);
+        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent, cls, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
       }
       case Op::recv: {
-        const ArgValue* st = arg_of(ev, Role::status_out);
-        const std::uint64_t req = internal(s);
-        start_recv(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag),
+        const ArgValue* st = a.get(Role::status_out);
+        const Slot req = internal(s);
+        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, req, s.start);
         s.keys.push_back(req);
         s.cost = o;
         break;
       }
       case Op::irecv: {
-        s.requests[own] = {};
-        start_recv(rank, *c, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), nullptr, own,
-                   s.start);
+        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), nullptr, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
       }
       case Op::sendrecv: {
         const std::uint64_t n = mb.sent;
-        const std::uint64_t sreq = internal(s), rreq = internal(s);
-        start_send(rank, *c, scalar_of(ev, Role::peer, 0), scalar_of(ev, Role::tag, 0), n,
-                   classify(fn::Send), sreq, s.start);
-        const ArgValue* st = arg_of(ev, Role::status_out);
-        start_recv(rank, *c, scalar_of(ev, Role::peer, 1), scalar_of(ev, Role::tag, 1),
+        const Slot sreq = internal(s), rreq = internal(s);
+        start_send(rank, *c, a.scalar(Role::peer, 0), a.scalar(Role::tag, 0), n, classify(fn::Send),
+                   sreq, s.start);
+        const ArgValue* st = a.get(Role::status_out);
+        start_recv(rank, *c, a.scalar(Role::peer, 1), a.scalar(Role::tag, 1),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, rreq, s.start);
         s.keys = {sreq, rreq};
-        s.cost = 2 * o + p_.transfer_ns(n) + p_.latency_ns();
+        s.cost = 2 * o + p_.transfer_ns(n) + L_;
         break;
       }
       case Op::wait:
       case Op::test:
-        post_completion(rank, cls);
+        post_completion(rank, cls, a);
         break;
       case Op::coll:
       case Op::comm_create: {
-        const std::uint64_t req = internal(s);
+        const Slot req = internal(s);
         const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
         const std::size_t p = c->members->size();
-        arrive(rank, *c, kind, static_cast<std::size_t>(scalar_of(ev, Role::root)),
+        arrive(rank, *c, kind, static_cast<std::size_t>(a.scalar(Role::root)),
                cls.op == Op::coll ? coll_bytes(kind, mb, p) : 0, req, s.start);
         s.keys.push_back(req);
         s.coll_cost = true;
         break;
       }
       case Op::icoll: {
-        s.requests[own] = {};
+        const Slot req = s.requests.add(own);  // an event index: new on its thread
         const std::size_t p = c->members->size();
-        arrive(rank, *c, cls.coll, static_cast<std::size_t>(scalar_of(ev, Role::root)),
-               coll_bytes(cls.coll, mb, p), own, s.start);
+        arrive(rank, *c, cls.coll, static_cast<std::size_t>(a.scalar(Role::root)),
+               coll_bytes(cls.coll, mb, p), req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
@@ -474,65 +489,66 @@ class Engine {
 
   // Wait*/Test*: the requests the recorded call completed, wildcard receives resolved by
   // their recorded statuses.
-  void post_completion(std::uint32_t rank, const CallClass& cls) {
+  void post_completion(std::uint32_t rank, const CallClass& cls, const EventArgs& a) {
     RankState& s = ranks_[rank];
-    const Event& ev = s.ev;
     const bool any = cls.any, some = cls.some;
     if (cls.op == Op::test) {
       // Test(flag), Testall(flag), Testany(index, flag), Testsome(outcount, indices)
       const std::int64_t flag =
-          some ? scalar_of(ev, Role::int_out, 0) : scalar_of(ev, Role::int_out, any ? 1 : 0);
-      if (flag == 0 || (any && scalar_of(ev, Role::int_out, 0) == MPI_UNDEFINED)) {
+          some ? a.scalar(Role::int_out, 0) : a.scalar(Role::int_out, any ? 1 : 0);
+      if (flag == 0 || (any && a.scalar(Role::int_out, 0) == MPI_UNDEFINED)) {
         post_local(s);
         return;
       }
     }
-    std::vector<RequestRef>& refs = refs_;
-    std::vector<const StatusRecord*>& statuses = statuses_;
-    refs.clear();
-    statuses.clear();
-    const ArgValue* one = arg_of(ev, Role::request_inout);
-    const ArgValue* arr = arg_of(ev, Role::request_array);
-    const ArgValue* st1 = arg_of(ev, Role::status_out);
-    const ArgValue* stn = arg_of(ev, Role::status_array);
+    const ArgValue* one = a.get(Role::request_inout);
+    const ArgValue* arr = a.get(Role::request_array);
+    const ArgValue* st1 = a.get(Role::status_out);
+    const ArgValue* stn = a.get(Role::status_array);
+    const StatusRecord* first = st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr;
+    const auto nth_status = [stn](std::size_t k) -> const StatusRecord* {
+      return stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr;
+    };
     if (one && !one->requests.empty()) {
-      refs.push_back(one->requests[0]);
-      statuses.push_back(st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr);
+      wait_on(rank, one->requests[0], first);
     } else if (arr && any) {
-      const std::int64_t i = scalar_of(ev, Role::int_out, 0, -1);
-      if (i >= 0 && static_cast<std::size_t>(i) < arr->requests.size()) {
-        refs.push_back(arr->requests[static_cast<std::size_t>(i)]);
-        statuses.push_back(st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr);
-      }
+      const std::int64_t i = a.scalar(Role::int_out, 0, -1);
+      if (i >= 0 && static_cast<std::size_t>(i) < arr->requests.size())
+        wait_on(rank, arr->requests[static_cast<std::size_t>(i)], first);
     } else if (arr && some) {
-      const ArgValue* idx = arg_of(ev, Role::int_array_out);
+      const ArgValue* idx = a.get(Role::int_array_out);
       if (idx)
         for (std::size_t k = 0; k < idx->list.size(); ++k) {
           const std::int64_t i = idx->list[k];
           if (i < 0 || static_cast<std::size_t>(i) >= arr->requests.size()) continue;
-          refs.push_back(arr->requests[static_cast<std::size_t>(i)]);
-          statuses.push_back(stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr);
+          wait_on(rank, arr->requests[static_cast<std::size_t>(i)], nth_status(k));
         }
     } else if (arr) {
-      for (std::size_t k = 0; k < arr->requests.size(); ++k) {
-        refs.push_back(arr->requests[k]);
-        statuses.push_back(stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr);
+      for (std::size_t k = 0; k < arr->requests.size(); ++k)
+        wait_on(rank, arr->requests[k], nth_status(k));
+    }
+  }
+
+  // One request a Wait*/Test* completed: the current call waits for it.
+  void wait_on(std::uint32_t rank, const RequestRef& ref, const StatusRecord* status) {
+    if (ref.null) return;
+    RankState& s = ranks_[rank];
+    const Slot slot = s.requests.find(request_key(ref.thread, ref.event));
+    if (slot == kNoSlot) return;  // created by a call the model keeps as recorded
+    Request& q = s.requests[slot];
+    if (q.unresolved) {
+      if (!status) {
+        q.complete = true;
+        q.t = q.posted + o_;
+        q.cost = 0;
+        q.unresolved = false;
+        q.comm = 0;
+        q.posted = 0;
+      } else {
+        resolve(rank, slot, *status);
       }
     }
-    for (std::size_t k = 0; k < refs.size(); ++k) {
-      if (refs[k].null) continue;
-      const std::uint64_t key = request_key(refs[k].thread, refs[k].event);
-      const auto it = s.requests.find(key);
-      if (it == s.requests.end()) continue;  // created by a call the model keeps as recorded
-      if (it->second.unresolved) {
-        if (!statuses[k]) {
-          it->second = {true, it->second.posted + p_.overhead_ns(), 0, false, 0, 0};
-        } else {
-          resolve(rank, key, *statuses[k]);
-        }
-      }
-      s.keys.push_back(key);
-    }
+    s.keys.push_back(slot);
   }
 
   bool try_finish(std::uint32_t rank) {
@@ -542,22 +558,22 @@ class Engine {
       s.posted = true;
       post(rank);
     }
-    for (const std::uint64_t k : s.keys) {
-      const auto it = s.requests.find(k);
-      if (it != s.requests.end() && !it->second.complete) return false;
+    for (const Slot k : s.keys) {
+      const Request& q = s.requests[k];
+      if (q.live && !q.complete) return false;
     }
     Time end = s.base_end, cost = s.cost;
-    for (const std::uint64_t k : s.keys) {
-      const auto it = s.requests.find(k);
-      if (it == s.requests.end()) continue;
-      end = std::max(end, it->second.t);
-      if (s.coll_cost) cost = it->second.cost;
-      s.requests.erase(it);
+    for (const Slot k : s.keys) {
+      const Request& q = s.requests[k];
+      if (!q.live) continue;  // named twice by one Wait*
+      end = std::max(end, q.t);
+      if (s.coll_cost) cost = q.cost;
+      s.requests.erase(k);
     }
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = *s.cls;
     if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
-    if (shapes_context(s.ev)) s.ctx->observe(s.ev);
+    if (cls.shapes) s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
     ++stats_.events;
     s.t = end;
@@ -566,6 +582,7 @@ class Engine {
   }
 
   const LogGPSParams& p_;
+  const Time o_, L_, gap_;  // the parameters in whole ns, converted once
   PredictSink& sink_;
   CommRegistry registry_;
   std::vector<RankState> ranks_;
@@ -574,8 +591,8 @@ class Engine {
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   std::uint64_t in_flight_messages_ = 0;
   EngineStats stats_;
-  std::vector<RequestRef> refs_;  // post_completion's, kept to reuse their storage
-  std::vector<const StatusRecord*> statuses_;
+  static constexpr std::uint32_t kNone = ~0u;
+  std::uint32_t running_ = kNone;  // the rank advance() runs
 };
 
 }  // namespace

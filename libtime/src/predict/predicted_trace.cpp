@@ -32,6 +32,14 @@ void PredictedTrace::on_event(std::uint32_t rank, const Event& ev, std::int64_t 
   t.end_ns = end_ns;
   ++t.events;
   if (writers_.empty()) return;
+  if (ev.payloads.empty() && ev.signatures.empty() && ev.stall_ns == 0) {
+    // Nothing to drop: the event's own body is the output's, so no copy of the Event.
+    body_.clear();
+    encode_event_body(ev, body_);
+    writers_[rank]->write_body(ev.thread, static_cast<std::uint64_t>(start_ns),
+                               static_cast<std::uint64_t>(end_ns), 0, body_);
+    return;
+  }
   out_ = ev;
   out_.start_ns = static_cast<std::uint64_t>(start_ns);
   out_.end_ns = static_cast<std::uint64_t>(end_ns);

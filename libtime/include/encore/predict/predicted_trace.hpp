@@ -34,7 +34,8 @@ class PredictedTrace : public PredictSink {
   std::optional<std::filesystem::path> dir_;
   std::vector<std::unique_ptr<RankTraceWriter>> writers_;
   std::vector<RankTotals> totals_;
-  Event out_;
+  Event out_;                    // an event with something to drop, copied
+  std::vector<std::byte> body_;  // an event with nothing to drop, encoded as it is
 };
 
 }  // namespace encore::predict
