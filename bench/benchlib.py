@@ -20,5 +20,6 @@ def loops(out):
             for m in re.finditer(r"loop=(\w+) iters=\d+ ns_per_iter=([\d.]+)", out)}
 
 
-def fmt(values, unit=""):
-    return f"{statistics.median(values):10.1f}{unit} [{min(values):.1f} .. {max(values):.1f}]"
+def fmt(values, unit="", digits=1):
+    m, lo, hi = statistics.median(values), min(values), max(values)
+    return f"{m:10.{digits}f}{unit} [{lo:.{digits}f} .. {hi:.{digits}f}]"

@@ -80,7 +80,7 @@ def main():
             over_call.append(replayed_rank["overhead_ns"] / max(replayed_rank["events"], 1))
             shutil.rmtree(rec, ignore_errors=True)
             shutil.rmtree(prof, ignore_errors=True)
-        print(f"{name:14s} rank {rank}: {fmt(ratio, 'x')}   less feed {fmt(less_feed, 'x')}   "
+        print(f"{name:14s} rank {rank}: {fmt(ratio, 'x', 2)}   less feed {fmt(less_feed, 'x', 2)}   "
               f"replay overhead {fmt(over_call, ' ns/call')}   "
               f"(captured compute {captured_rank['compute_ns'] / 1e6:.1f} ms, "
               f"{captured_rank['events']} calls, {captured_rank['bytes_received'] / 1e6:.1f} MB received)")
