@@ -333,6 +333,12 @@ void clear_extras(Event& ev) {
   return base + local.position();
 }
 
+// Stores a decoded id or value (zigzag undone for values, without a branch).
+inline void set_scalar(ArgValue& a, const Step& step, std::uint64_t v) {
+  a.present = true;
+  a.scalar = static_cast<std::int64_t>((v >> step.zigzag) ^ (~(v & step.zigzag) + 1));
+}
+
 // Reads `steps` from the body at `in`; returns where the body goes on.
 const std::byte* read_steps(const Step* step, std::size_t n, ByteReader& reader,
                             const std::byte* base, const std::byte* in, const std::byte* end,
@@ -363,9 +369,7 @@ const std::byte* read_steps(const Step* step, std::size_t n, ByteReader& reader,
         v = slow.value;
         in = slow.next;
       }
-      ArgValue& a = args[step->param];
-      a.present = true;
-      a.scalar = static_cast<std::int64_t>((v >> step->zigzag) ^ (~(v & step->zigzag) + 1));
+      set_scalar(args[step->param], *step, v);
       ++step;
       continue;
     }
@@ -382,9 +386,7 @@ const std::byte* read_steps(const Step* step, std::size_t n, ByteReader& reader,
         v = slow.value;
         in = slow.next;
       }
-      ArgValue& a = args[step->param];
-      a.present = true;
-      a.scalar = static_cast<std::int64_t>((v >> step->zigzag) ^ (~(v & step->zigzag) + 1));
+      set_scalar(args[step->param], *step, v);
     }
   }
   return in;
