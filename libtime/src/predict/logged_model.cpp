@@ -3,7 +3,6 @@
 #include "encore/predict/logged_model.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -13,6 +12,7 @@
 #include "call_class.hpp"
 #include "channel_table.hpp"
 #include "comm_table.hpp"
+#include "scheduler.hpp"
 #include <mpi.h>
 
 #include "encore/rank_context.hpp"
@@ -109,20 +109,17 @@ struct Collective {
   std::vector<bool> done;                                        // completed on arrival
 };
 
-struct RankState {
-  std::unique_ptr<RankFeed>* feed = nullptr;
+struct RankState : RankCursor {
   Time offset = 0;
   CommTable comms;
   std::optional<RankContext> ctx;
   std::unordered_map<std::uint64_t, Request> requests;
   std::unordered_map<std::uint32_t, std::uint64_t> coll_seq;
-  Event ev;
-  Time compute = 0, t = 0;
+  Time t = 0;
   Gate start;  // of the current call
   Time rec_end = 0;
   std::vector<std::uint64_t> keys;  // requests the current call waits for
   std::uint64_t next_internal = kInternal;
-  bool have = false, posted = false, done = false, queued = false;
 };
 
 // Whether member `i` of a collective depends on the others' arrival, and on whose.
@@ -147,8 +144,11 @@ class Compensated {
  public:
   Compensated(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& p,
               const std::vector<Time>& offsets, PredictSink& sink)
-      : p_(p), sink_(sink), registry_(static_cast<std::uint32_t>(feeds.size())) {
-    ranks_.resize(feeds.size());
+      : p_(p),
+        sink_(sink),
+        registry_(static_cast<std::uint32_t>(feeds.size())),
+        ranks_(feeds.size()),
+        sched_(ranks_) {
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
       ranks_[r].feed = &feeds[r];
       ranks_[r].offset = r < offsets.size() ? offsets[r] : 0;
@@ -158,26 +158,14 @@ class Compensated {
   }
 
   LoggedStats run() {
-    for (std::uint32_t r = 0; r < ranks_.size(); ++r) wake(r);
-    for (;;) {
-      while (!queue_.empty()) {
-        const std::uint32_t r = queue_.front();
-        queue_.pop_front();
-        ranks_[r].queued = false;
-        advance(r);
-      }
-      if (!release_earliest()) break;
-    }
+    sched_.wake_all();
+    do sched_.drain([this](std::uint32_t r) { return try_finish(r); });
+    while (release_earliest());
     return stats_;
   }
 
  private:
-  void wake(std::uint32_t r) {
-    RankState& s = ranks_[r];
-    if (s.queued || s.done) return;
-    s.queued = true;
-    queue_.push_back(r);
-  }
+  void wake(std::uint32_t r) { sched_.wake(r); }
 
   // No rank can go on: lets the blocked call that starts earliest go without its gates.
   bool release_earliest() {
@@ -199,21 +187,6 @@ class Compensated {
     ++stats_.released;
     wake(best_rank);
     return true;
-  }
-
-  void advance(std::uint32_t r) {
-    RankState& s = ranks_[r];
-    for (;;) {
-      if (!s.have) {
-        if (!(*s.feed)->next(s.ev, s.compute)) {
-          s.done = true;
-          return;
-        }
-        s.have = true;
-        s.posted = false;
-      }
-      if (!try_finish(r)) return;
-    }
   }
 
   std::uint64_t internal(RankState& s) {
@@ -482,7 +455,7 @@ class Compensated {
   PredictSink& sink_;
   CommRegistry registry_;
   std::vector<RankState> ranks_;
-  std::deque<std::uint32_t> queue_;
+  Scheduler<RankState> sched_;
   ChannelTable<SendPost, RecvPost> channels_;
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   LoggedStats stats_;

@@ -12,6 +12,7 @@
 #include "call_class.hpp"
 #include "channel_table.hpp"
 #include "comm_table.hpp"
+#include "scheduler.hpp"
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -93,28 +94,6 @@ struct RecvPost {
   Time posted;
 };
 
-// Ranks ready to run, each at most once: a ring of one slot per rank.
-class RunQueue {
- public:
-  explicit RunQueue(std::size_t n) : ring_(std::max<std::size_t>(n, 1)) {}
-  bool empty() const noexcept { return size_ == 0; }
-  void push(std::uint32_t r) {
-    std::size_t i = head_ + size_++;
-    if (i >= ring_.size()) i -= ring_.size();
-    ring_[i] = r;
-  }
-  std::uint32_t pop() {
-    const std::uint32_t r = ring_[head_];
-    if (++head_ == ring_.size()) head_ = 0;
-    --size_;
-    return r;
-  }
-
- private:
-  std::vector<std::uint32_t> ring_;
-  std::size_t head_ = 0, size_ = 0;
-};
-
 struct Collective {
   CollKind kind = CollKind::barrier;
   std::size_t root = 0;
@@ -124,20 +103,17 @@ struct Collective {
   std::vector<std::pair<std::uint32_t, Slot>> members;  // (rank, request) by comm rank
 };
 
-struct RankState {
-  std::unique_ptr<RankFeed>* feed = nullptr;
+struct RankState : RankCursor {
   CommTable comms;
   std::optional<RankContext> ctx;  // datatype sizes for message sizes
   RequestTable requests;
   std::unordered_map<std::uint32_t, std::uint64_t> coll_seq;  // per communicator key
-  Event ev;
-  Time compute = 0;
-  Time t = 0;  // end of the previous call
+  Time t = 0;                                                 // end of the previous call
   Time start = 0, base_end = 0, cost = 0;
   Time nic_free = 0;
   std::vector<Slot> keys;          // requests the current call waits for
   const CallClass* cls = nullptr;  // of the current call
-  bool have = false, posted = false, done = false, queued = false, coll_cost = false;
+  bool coll_cost = false;
 };
 
 class Engine {
@@ -149,8 +125,8 @@ class Engine {
         gap_(static_cast<Time>(p.g)),
         sink_(sink),
         registry_(static_cast<std::uint32_t>(feeds.size())),
-        runnable_(feeds.size()) {
-    ranks_.resize(feeds.size());
+        ranks_(feeds.size()),
+        sched_(ranks_) {
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
       ranks_[r].feed = &feeds[r];
       ranks_[r].comms = CommTable(r, registry_);
@@ -159,14 +135,8 @@ class Engine {
   }
 
   EngineStats run() {
-    for (std::uint32_t r = 0; r < ranks_.size(); ++r) wake(r);
-    while (!runnable_.empty()) {
-      const std::uint32_t r = runnable_.pop();
-      ranks_[r].queued = false;
-      running_ = r;
-      advance(r);
-      running_ = kNone;
-    }
+    sched_.wake_all();
+    sched_.drain([this](std::uint32_t r) { return try_finish(r); });
     std::string blocked;
     for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
       const RankState& s = ranks_[r];
@@ -183,28 +153,7 @@ class Engine {
   }
 
  private:
-  // The running rank needs no waking: it checks its call's requests after posting it.
-  void wake(std::uint32_t r) {
-    RankState& s = ranks_[r];
-    if (r == running_ || s.queued || s.done) return;
-    s.queued = true;
-    runnable_.push(r);
-  }
-
-  void advance(std::uint32_t r) {
-    RankState& s = ranks_[r];
-    for (;;) {
-      if (!s.have) {
-        if (!(*s.feed)->next(s.ev, s.compute)) {
-          s.done = true;
-          return;
-        }
-        s.have = true;
-        s.posted = false;
-      }
-      if (!try_finish(r)) return;
-    }
-  }
+  void wake(std::uint32_t r) { sched_.wake(r); }
 
   static Slot internal(RankState& s) { return s.requests.add(0); }
 
@@ -586,13 +535,11 @@ class Engine {
   PredictSink& sink_;
   CommRegistry registry_;
   std::vector<RankState> ranks_;
-  RunQueue runnable_;
+  Scheduler<RankState> sched_;
   ChannelTable<SendPost, RecvPost> channels_;
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   std::uint64_t in_flight_messages_ = 0;
   EngineStats stats_;
-  static constexpr std::uint32_t kNone = ~0u;
-  std::uint32_t running_ = kNone;  // the rank advance() runs
 };
 
 }  // namespace
