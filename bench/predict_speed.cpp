@@ -7,6 +7,8 @@
 // alone, e.g. under callgrind, whose instruction counts do not move with the machine's load.
 #include <sys/resource.h>
 
+#include <array>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -58,46 +60,80 @@ void set(Event& e, Role role, std::int64_t v) {
     }
 }
 
-// Like the decoder: a field absent from the record is cleared, a present one filled.
+// Copies `from` into `to` the way the decoder fills an event (event_decoder.cpp): into the
+// storage `to` already has (its args are never shrunk), clearing only the arguments and extras
+// the previous event left something in (Event::stale), so the feed allocates nothing per call
+// and costs what decoding the same fields costs beyond reading them.
 template <class V>
 [[gnu::noinline]] void copy_items(V& to, const V& from) {
   to.assign(from.begin(), from.end());
 }
-template <class V>
-void copy(V& to, const V& from) {
-  to.clear();
-  if (!from.empty()) copy_items(to, from);
+
+void clear_arg(ArgValue& a) {
+  a.list.clear();
+  a.remote.clear();
+  a.requests.clear();
+  a.statuses.clear();
+  a.text.clear();
+  a.real = 0;
+  a.flags = 0;
 }
 
-// Copies `from` into `to` the way the decoder fills an event: into the storage `to` already
-// has (its args are never shrunk), so the feed itself allocates nothing per call.
-void fill(Event& to, const Event& from) {
+bool holds_more(const ArgValue& b) {
+  return !b.list.empty() || !b.remote.empty() || !b.requests.empty() || !b.statuses.empty() ||
+         !b.text.empty() || b.real != 0 || b.flags != 0;
+}
+
+constexpr std::uint64_t kExtras = std::uint64_t{1} << 63;
+
+// Bit i set when from.args[i] holds more than present and scalar (the decoder knows this from
+// the coding of each parameter; here it is worked out once per prototype event).
+std::uint64_t more_mask(const Event& from) {
+  std::uint64_t m = 0;
+  for (std::size_t i = 0; i < from.args.size(); ++i)
+    if (holds_more(from.args[i])) m |= std::uint64_t{1} << i;
+  return m;
+}
+
+void fill(Event& to, const Event& from, std::uint64_t more) {
   to.function = from.function;
   to.start_ns = from.start_ns;
   to.end_ns = from.end_ns;
   to.rc = from.rc;
-  if (to.args.size() < from.args.size()) to.args.resize(from.args.size());
-  for (std::size_t i = 0; i < from.args.size(); ++i) {
+  const std::size_t n = from.args.size();
+  if (to.args.size() < n) to.args.resize(n);
+  const std::uint64_t mask = (std::uint64_t{1} << n) - 1;
+  for (std::uint64_t bits = to.stale & mask; bits != 0; bits &= bits - 1)
+    clear_arg(to.args[static_cast<std::size_t>(std::countr_zero(bits))]);
+  to.stale &= ~mask;
+  for (std::size_t i = 0; i < n; ++i) {
     ArgValue& a = to.args[i];
     const ArgValue& b = from.args[i];
     a.present = b.present;
     a.scalar = b.scalar;
+    if ((more >> i & 1) == 0) continue;
     a.real = b.real;
     a.flags = b.flags;
-    copy(a.list, b.list);
-    copy(a.remote, b.remote);
-    copy(a.requests, b.requests);
-    copy(a.statuses, b.statuses);
-    if (b.text.empty())
-      a.text.clear();
-    else
-      a.text.assign(b.text);
+    if (!b.list.empty()) copy_items(a.list, b.list);
+    if (!b.remote.empty()) copy_items(a.remote, b.remote);
+    if (!b.requests.empty()) copy_items(a.requests, b.requests);
+    if (!b.statuses.empty()) copy_items(a.statuses, b.statuses);
+    if (!b.text.empty()) a.text.assign(b.text);
+    to.stale |= std::uint64_t{1} << i;
   }
-  copy(to.payloads, from.payloads);
-  copy(to.send_hashes, from.send_hashes);
-  to.signatures.clear();
-  to.callsite.reset();
-  to.counters.clear();
+  if (to.stale & kExtras) {
+    to.payloads.clear();
+    to.send_hashes.clear();
+    to.signatures.clear();
+    to.callsite.reset();
+    to.counters.clear();
+    to.stale &= ~kExtras;
+  }
+  if (!from.payloads.empty() || !from.send_hashes.empty()) {
+    if (!from.payloads.empty()) copy_items(to.payloads, from.payloads);
+    if (!from.send_hashes.empty()) copy_items(to.send_hashes, from.send_hashes);
+    to.stale |= kExtras;
+  }
 }
 
 // One rank's calls, generated on the fly.
@@ -115,23 +151,23 @@ class Synth : public predict::RankFeed {
     allreduce_.send_hashes = {{0, 8}};
     allreduce_.payloads = {{0, 2, 1, 8, 0}};
     set(waitall_, Role::count, 2);
+    waitall_.args[1].requests = {{false, 0, 0}, {false, 0, 1}};
     for (auto* e : {&irecv_, &isend_, &waitall_, &allreduce_}) e->end_ns = 100;
+    for (int i = 0; i < 4; ++i)
+      more_[i] = more_mask(*std::array{&irecv_, &isend_, &waitall_, &allreduce_}[i]);
   }
   bool next(Event& ev, std::int64_t& compute) override {
     if (i_ == events_) return false;
     const std::uint64_t step = i_ - base_;
-    if (step == 0)
-      fill(ev, irecv_);
-    else if (step == 1)
-      fill(ev, isend_);
-    else if (step == 2) {
-      fill(ev, waitall_);
-      auto& reqs = ev.args[1].requests;
-      reqs.clear();
-      reqs.push_back({false, 0, base_});
-      reqs.push_back({false, 0, base_ + 1});
+    if (step == 0) {
+      fill(ev, irecv_, more_[0]);
+    } else if (step == 1) {
+      fill(ev, isend_, more_[1]);
+    } else if (step == 2) {
+      waitall_.args[1].requests = {{false, 0, base_}, {false, 0, base_ + 1}};
+      fill(ev, waitall_, more_[2]);
     } else {
-      fill(ev, allreduce_);
+      fill(ev, allreduce_, more_[3]);
     }
     ev.index = i_++;
     const bool coll_step = (++steps_ % 64) == 0;
@@ -144,6 +180,7 @@ class Synth : public predict::RankFeed {
  private:
   std::uint64_t events_, i_ = 0, base_ = 0, steps_ = 0;
   Event irecv_, isend_, waitall_, allreduce_;
+  std::array<std::uint64_t, 4> more_{};
 };
 
 class NullSink : public predict::PredictSink {

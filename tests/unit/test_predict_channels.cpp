@@ -35,6 +35,20 @@ TEST(PredictChannels, PostsSurviveGrowth) {
   }
 }
 
+TEST(PredictChannels, HintsFindTheirChannelAndSurviveRebuilds) {
+  // A hint names the channel it last found; after the table is rebuilt (growth moves the
+  // channels) an old hint must not be trusted, and a hint for another key must not match.
+  Table t;
+  Table::Hint h;
+  t.get({0, 1, 0, 5}, h).sends.push(1);
+  EXPECT_EQ(&t.get({0, 1, 0, 5}, h), &t.get({0, 1, 0, 5}));
+  t.get({0, 1, 0, 6}, h).sends.push(2);  // same hint, other key: found by hashing
+  for (int i = 0; i < 1000; ++i) t.get({2, 3, 0, i}).sends.push(i);  // rebuilds
+  EXPECT_EQ(&t.get({0, 1, 0, 6}, h), &t.get({0, 1, 0, 6}));
+  EXPECT_EQ(t.get({0, 1, 0, 6}, h).sends.pop(), 2);
+  EXPECT_EQ(t.get({0, 1, 0, 5}, h).sends.pop(), 1);
+}
+
 TEST(PredictChannels, EmptyChannelsDoNotAccumulate) {
   // A new tag for every message (a pattern some programs have): 200 000 channels used,
   // never more than one busy at a time, so the table stays at its minimum size.

@@ -114,6 +114,24 @@ TEST(PredictLogGPS, RequestReusedAfterItsWaitAndNamedTwice) {
   EXPECT_EQ(s.calls[1][4].wait, 3421 - 2407);
 }
 
+TEST(PredictLogGPS, ManyOutstandingRequestsAreAllWaitedFor) {
+  // Rank 1 posts 40 Irecvs (tags 0..39, 100 ns each) and waits for all of them from 4000; rank
+  // 0 sends them from 1000 in reverse order, 107 ns apart, so tag 0 (the oldest request, whose
+  // lookup hint later requests have overwritten) arrives last: 5173 + 1107 + 100.
+  std::vector<Step> sender, receiver;
+  std::vector<std::uint64_t> all;
+  for (int i = 0; i < 40; ++i) {
+    sender.push_back({send(fn::Send, 1, 39 - i, 8), i == 0 ? 1000 : 0});
+    receiver.push_back({recv(fn::Irecv, 0, i, 0, 8)});
+    all.push_back(static_cast<std::uint64_t>(39 - i));
+  }
+  receiver.push_back({waitall(all)});
+  auto s = run({sender, receiver});
+  ASSERT_EQ(s.calls[1].size(), 41u);
+  EXPECT_EQ(s.calls[1][40].start, 4000);
+  EXPECT_EQ(s.calls[1][40].end, 1000 + 39 * 107 + 1107 + 100);
+}
+
 TEST(PredictLogGPS, AnySourceFollowsTheRecordedSource) {
   // Rank 2 sends at 0, rank 1 at 500. Rank 0 receives twice from MPI_ANY_SOURCE; the
   // recorded statuses say which message each receive got, and the times follow them.

@@ -52,7 +52,22 @@ class ChannelTable {
     bool empty() const noexcept { return sends.empty() && recvs.empty(); }
   };
 
+  // Where a caller last found a channel: valid while the table has not been rebuilt.
+  struct Hint {
+    std::uint32_t slot = 0, generation = ~0u;
+  };
+
   ChannelTable() : slots_(kMinSlots) {}
+
+  // The channel of `key`, found first where `hint` says (a rank talks to the same few peers
+  // over and over), else by hashing; `hint` then points at it.
+  [[gnu::always_inline]] Channel& get(const ChannelKey& key, Hint& hint) {
+    if (hint.generation == generation_) {
+      Channel& c = slots_[hint.slot];
+      if (c.key == key && c.used) return c;
+    }
+    return get_and_hint(key, hint);
+  }
 
   // The channel of `key`, created empty if the table has none.
   Channel& get(const ChannelKey& key) {
@@ -70,6 +85,11 @@ class ChannelTable {
     c.used = true;
     c.key = key;
     ++used_;
+    return c;
+  }
+  [[gnu::noinline]] Channel& get_and_hint(const ChannelKey& key, Hint& hint) {
+    Channel& c = get(key);
+    hint = {static_cast<std::uint32_t>(&c - slots_.data()), generation_};
     return c;
   }
   // Slots allocated (for tests: bounded by the busy channels, not by how many there were).
@@ -96,6 +116,7 @@ class ChannelTable {
     std::vector<Channel> old = std::exchange(
         slots_, std::vector<Channel>(std::max(kMinSlots, std::bit_ceil(4 * busy + 4))));
     used_ = 0;
+    ++generation_;
     for (Channel& c : old)
       if (c.used && !c.empty()) {
         std::size_t i = home(c.key);
@@ -107,6 +128,7 @@ class ChannelTable {
 
   std::vector<Channel> slots_;
   std::size_t used_ = 0;
+  std::uint32_t generation_ = 0;  // rebuilds so far: a Hint of another generation is stale
 };
 
 }  // namespace encore::predict

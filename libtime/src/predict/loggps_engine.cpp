@@ -2,6 +2,7 @@
 #include "encore/predict/loggps_engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,7 +49,7 @@ constexpr Slot kNoSlot = ~0u;
 class RequestTable {
  public:
   // `key` 0: an internal request, never looked up by key.
-  Slot add(std::uint64_t key) {
+  [[gnu::always_inline]] Slot add(std::uint64_t key) {
     Slot i;
     if (!free_.empty()) {
       i = free_.back();
@@ -61,24 +62,37 @@ class RequestTable {
       keys_.push_back(key);
     }
     slots_[i].live = true;
+    if (key != 0) hint_[key % kHint] = i;
     return i;
   }
-  Slot find(std::uint64_t key) const {
+  // Keys are unique among live slots: the hint, else a search.
+  [[gnu::always_inline]] Slot find(std::uint64_t key) const {
+    if (const Slot h = hint_[key % kHint]; h < keys_.size() && keys_[h] == key) return h;
+    return search(key);
+  }
+  [[gnu::noinline]] Slot search(std::uint64_t key) const {
     for (std::size_t i = keys_.size(); i-- > 0;)
       if (keys_[i] == key) return static_cast<Slot>(i);
     return kNoSlot;
   }
   Request& operator[](Slot i) { return slots_[i]; }
-  void erase(Slot i) {
+  [[gnu::always_inline]] void erase(Slot i) {
     slots_[i].live = false;
     keys_[i] = 0;
     free_.push_back(i);
   }
 
  private:
+  static constexpr std::size_t kHint = 16;
   std::vector<Request> slots_;
   std::vector<std::uint64_t> keys_;  // 0 for internal and free slots
   std::vector<Slot> free_;
+  // The slot last given to a key, by key % kHint: a Wait usually names recent requests.
+  std::array<Slot, kHint> hint_ = [] {
+    std::array<Slot, kHint> a;
+    a.fill(kNoSlot);
+    return a;
+  }();
 };
 
 struct SendPost {
@@ -103,6 +117,9 @@ struct Collective {
   std::vector<std::pair<std::uint32_t, Slot>> members;  // (rank, request) by comm rank
 };
 
+using Channels = ChannelTable<SendPost, RecvPost>;
+constexpr std::size_t kHints = 4;  // channels remembered per rank and direction, by peer
+
 struct RankState : RankCursor {
   CommTable comms;
   std::optional<RankContext> ctx;  // datatype sizes for message sizes
@@ -114,6 +131,7 @@ struct RankState : RankCursor {
   std::vector<Slot> keys;          // requests the current call waits for
   const CallClass* cls = nullptr;  // of the current call
   bool coll_cost = false;
+  std::array<Channels::Hint, kHints> send_hints, recv_hints;  // by peer % kHints
 };
 
 class Engine {
@@ -153,11 +171,11 @@ class Engine {
   }
 
  private:
-  void wake(std::uint32_t r) { sched_.wake(r); }
+  [[gnu::always_inline]] void wake(std::uint32_t r) { sched_.wake(r); }
 
   static Slot internal(RankState& s) { return s.requests.add(0); }
 
-  void complete(std::uint32_t rank, Slot slot, Time t, Time cost = 0) {
+  [[gnu::always_inline]] void complete(std::uint32_t rank, Slot slot, Time t, Time cost = 0) {
     if (slot == kNoSlot) return;
     Request& q = ranks_[rank].requests[slot];
     if (!q.live) return;
@@ -172,7 +190,7 @@ class Engine {
         std::max<std::uint64_t>(stats_.max_in_flight, in_flight_messages_ + collectives_.size());
   }
 
-  void match(const SendPost& s, const RecvPost& r) {
+  [[gnu::always_inline]] void match(const SendPost& s, const RecvPost& r) {
     const Time o = o_, L = L_, x = p_.transfer_ns(s.bytes);
     Time recv_done;
     if (!s.sync) {
@@ -188,9 +206,9 @@ class Engine {
     ++stats_.messages;
   }
 
-  void post_send(std::uint32_t rank, std::uint32_t dst, std::uint32_t comm, std::int64_t tag,
-                 SendPost s) {
-    auto& channel = channels_.get({rank, dst, comm, tag});
+  [[gnu::always_inline]] void post_send(std::uint32_t rank, std::uint32_t dst, std::uint32_t comm,
+                                        std::int64_t tag, SendPost s) {
+    auto& channel = channels_.get({rank, dst, comm, tag}, ranks_[rank].send_hints[dst % kHints]);
     if (!channel.recvs.empty()) {
       const RecvPost r = channel.recvs.pop();
       --in_flight_messages_;
@@ -202,9 +220,9 @@ class Engine {
     note_in_flight();
   }
 
-  void post_recv(std::uint32_t src, std::uint32_t rank, std::uint32_t comm, std::int64_t tag,
-                 RecvPost r) {
-    auto& channel = channels_.get({src, rank, comm, tag});
+  [[gnu::always_inline]] void post_recv(std::uint32_t src, std::uint32_t rank, std::uint32_t comm,
+                                        std::int64_t tag, RecvPost r) {
+    auto& channel = channels_.get({src, rank, comm, tag}, ranks_[rank].recv_hints[src % kHints]);
     if (!channel.sends.empty()) {
       const SendPost s = channel.sends.pop();
       --in_flight_messages_;
@@ -221,8 +239,9 @@ class Engine {
   }
 
   // Starts a send of the current call; returns the request to wait for (0 if none).
-  Slot start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
-                  std::uint64_t bytes, const CallClass& cls, Slot req, Time at) {
+  [[gnu::always_inline]] Slot start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
+                                         std::int64_t tag, std::uint64_t bytes,
+                                         const CallClass& cls, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
     if (!dst) {  // MPI_PROC_NULL
@@ -241,8 +260,9 @@ class Engine {
   }
 
   // Posts a receive; a wildcard source or tag waits for the status a Wait* reports.
-  void start_recv(std::uint32_t rank, const CommInfo& c, std::int64_t peer, std::int64_t tag,
-                  const StatusRecord* status, Slot req, Time at) {
+  [[gnu::always_inline]] void start_recv(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
+                                         std::int64_t tag, const StatusRecord* status, Slot req,
+                                         Time at) {
     std::int64_t src = peer, t = tag;
     if (status) {
       if (src == MPI_ANY_SOURCE) src = status->source;
@@ -340,7 +360,7 @@ class Engine {
   }
 
   // Sets up the current call: its base end, own cost and the requests it waits for.
-  void post(std::uint32_t rank) {
+  [[gnu::always_inline]] void post(std::uint32_t rank) {
     RankState& s = ranks_[rank];
     const Event& ev = s.ev;
     const CallClass& cls = classify(ev.function);
@@ -359,7 +379,7 @@ class Engine {
         return;
       }
     }
-    const std::uint64_t own = request_key(ev.thread, ev.index);
+    const auto own = [&ev] { return request_key(ev.thread, ev.index); };
     const MessageBytes mb = sizes_of(cls, ev, *s.ctx);
     switch (cls.op) {
       case Op::local:
@@ -375,7 +395,7 @@ class Engine {
         break;
       }
       case Op::isend: {
-        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        const Slot req = s.requests.add(own());  // an event index: new on its thread
         start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent, cls, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
@@ -391,7 +411,7 @@ class Engine {
         break;
       }
       case Op::irecv: {
-        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        const Slot req = s.requests.add(own());  // an event index: new on its thread
         start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), nullptr, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
@@ -425,7 +445,7 @@ class Engine {
         break;
       }
       case Op::icoll: {
-        const Slot req = s.requests.add(own);  // an event index: new on its thread
+        const Slot req = s.requests.add(own());  // an event index: new on its thread
         const std::size_t p = c->members->size();
         arrive(rank, *c, cls.coll, static_cast<std::size_t>(a.scalar(Role::root)),
                coll_bytes(cls.coll, mb, p), req, s.start);
@@ -438,7 +458,8 @@ class Engine {
 
   // Wait*/Test*: the requests the recorded call completed, wildcard receives resolved by
   // their recorded statuses.
-  void post_completion(std::uint32_t rank, const CallClass& cls, const EventArgs& a) {
+  [[gnu::always_inline]] void post_completion(std::uint32_t rank, const CallClass& cls,
+                                              const EventArgs& a) {
     RankState& s = ranks_[rank];
     const bool any = cls.any, some = cls.some;
     if (cls.op == Op::test) {
@@ -479,7 +500,8 @@ class Engine {
   }
 
   // One request a Wait*/Test* completed: the current call waits for it.
-  void wait_on(std::uint32_t rank, const RequestRef& ref, const StatusRecord* status) {
+  [[gnu::always_inline]] void wait_on(std::uint32_t rank, const RequestRef& ref,
+                                      const StatusRecord* status) {
     if (ref.null) return;
     RankState& s = ranks_[rank];
     const Slot slot = s.requests.find(request_key(ref.thread, ref.event));
@@ -536,7 +558,7 @@ class Engine {
   CommRegistry registry_;
   std::vector<RankState> ranks_;
   Scheduler<RankState> sched_;
-  ChannelTable<SendPost, RecvPost> channels_;
+  Channels channels_;
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   std::uint64_t in_flight_messages_ = 0;
   EngineStats stats_;

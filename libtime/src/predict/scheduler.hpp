@@ -52,7 +52,7 @@ class Scheduler {
   explicit Scheduler(std::vector<State>& ranks) : ranks_(ranks), queue_(ranks.size()) {}
 
   // The running rank needs no waking: it checks its call's requests after posting it.
-  void wake(std::uint32_t r) {
+  [[gnu::always_inline]] void wake(std::uint32_t r) {
     RankCursor& s = ranks_[r];
     if (r == running_ || s.queued || s.done) return;
     s.queued = true;

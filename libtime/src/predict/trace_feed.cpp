@@ -144,7 +144,7 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
       compute_ns = gap_of(replay_ev_, prev_replay_end_);
     } else {
       double ratio = scale_ ? scale_->overall : 1.0;
-      if (scale_ && ev.callsite) {
+      if (scale_ && ev.callsite && !scale_->by_callsite.empty()) {
         const auto it = scale_->by_callsite.find(*ev.callsite);
         if (it != scale_->by_callsite.end()) ratio = it->second;
       }
@@ -154,7 +154,7 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
   const std::int64_t wait =
       params_ ? std::clamp<std::int64_t>(d - solo_cost(ev, ctx_, *params_), 0, d) : 0;
-  if (shapes_context(ev)) ctx_.observe(ev);
+  if (classify(ev.function).shapes) ctx_.observe(ev);
   recorded_.compute_ns += captured_gap;
   recorded_.wait_ns += wait;
   recorded_.comm_ns += d - wait;
