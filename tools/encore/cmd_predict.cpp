@@ -148,7 +148,6 @@ int predict_main(const PredictOptions& o) {
   } else {
     fit = predict::fit_params(t.dir, t.manifest);
     params = fit->params;
-    if (!fit->warnings.empty()) fmt::print(stderr, "encore predict: fit: {}\n", fit->warnings);
   }
 
   const predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
