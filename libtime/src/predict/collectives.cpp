@@ -1,6 +1,7 @@
 #include "encore/predict/collectives.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace encore::predict {
 namespace {
@@ -9,8 +10,12 @@ using Times = std::vector<std::int64_t>;
 
 struct Net {
   const LogGPSParams& p;
+  mutable std::uint64_t largest = 0;  // the largest message sent (what a fitted G is for)
   std::int64_t o() const { return p.overhead_ns(); }
-  std::int64_t send_cost(std::uint64_t n) const { return o() + p.transfer_ns(n); }
+  std::int64_t send_cost(std::uint64_t n) const {
+    largest = std::max(largest, n);
+    return o() + p.transfer_ns(n);
+  }
   // Receiver ready at tr gets a message its sender started at ts.
   std::int64_t recv_done(std::int64_t tr, std::int64_t ts, std::uint64_t n) const {
     return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o();
@@ -128,14 +133,12 @@ std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t 
   return "?";
 }
 
-std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const std::int64_t> arrive,
-                                               std::size_t root, std::uint64_t bytes,
-                                               const LogGPSParams& params) {
-  Times t(arrive.begin(), arrive.end());
+namespace {
+
+void run(CollKind kind, Times& t, std::size_t root, std::uint64_t bytes, const Net& net) {
   const std::size_t p = t.size();
-  if (p <= 1) return t;
+  if (p <= 1) return;
   root %= p;
-  const Net net{params};
   const std::uint64_t chunk = (bytes + p - 1) / p;
   const auto whole = [&](std::size_t, std::size_t) { return bytes; };
   // Gather/scatter move the blocks of a whole subtree: relative ranks v .. v + mask - 1.
@@ -187,7 +190,63 @@ std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const st
       doubling(t, bytes, net, false);
       break;
   }
+}
+
+}  // namespace
+
+std::uint64_t collective_block(CollKind kind, std::uint64_t sent, std::uint64_t got,
+                               std::size_t p) {
+  p = std::max<std::size_t>(p, 1);
+  switch (kind) {
+    case CollKind::bcast:
+      return std::max(sent, got);
+    case CollKind::scatter:
+      return std::max(got, sent / p);
+    case CollKind::alltoall:
+      return sent / p;
+    default:
+      return sent;
+  }
+}
+
+std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const std::int64_t> arrive,
+                                               std::size_t root, std::uint64_t bytes,
+                                               const LogGPSParams& params) {
+  Times t(arrive.begin(), arrive.end());
+  run(kind, t, root, bytes, Net{params});
   return t;
+}
+
+std::optional<CollectiveG> collective_G(CollKind kind, std::span<const std::int64_t> arrive,
+                                        std::size_t root, std::uint64_t bytes,
+                                        const LogGPSParams& params, std::int64_t last_end) {
+  if (arrive.size() <= 1 || bytes == 0) return std::nullopt;
+  LogGPSParams q = params;
+  q.G_classes.clear();
+  std::uint64_t largest = 0;
+  // The last member's end for one G at every size: never decreasing in G (sums and maxima of
+  // terms that grow with it), so a bisection finds where it reaches the recorded end.
+  const auto last = [&](double g) {
+    q.G = g;
+    Times t(arrive.begin(), arrive.end());
+    const Net net{q};
+    run(kind, t, root, bytes, net);
+    largest = net.largest;
+    return *std::max_element(t.begin(), t.end());
+  };
+  if (last(0) >= last_end) return CollectiveG{0, largest};
+  double lo = 0, hi = 1;
+  while (last(hi) < last_end) {
+    lo = hi;
+    hi *= 2;
+    if (hi > kMaxFittedG) return std::nullopt;  // ns per byte no memory copy takes
+  }
+  for (int i = 0; i < 40; ++i) {
+    const double mid = (lo + hi) / 2;
+    (last(mid) < last_end ? lo : hi) = mid;
+  }
+  last(hi);
+  return CollectiveG{hi, largest};
 }
 
 }  // namespace encore::predict

@@ -12,6 +12,7 @@
 
 #include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
+#include "encore/predict/collectives.hpp"
 #include "encore/rank_context.hpp"
 
 namespace encore::predict {
@@ -40,6 +41,29 @@ struct SendSample {
 struct RecvSample {
   std::int64_t start, end;
 };
+// One blocking collective as its members recorded it (uncorrected times).
+struct CollSample {
+  CollKind kind;
+  std::size_t root;
+  std::uint64_t bytes;
+  std::vector<std::int64_t> start, end;
+  std::size_t seen = 0;
+};
+// A collective's per-rank block (collective_block) from the recorded hashes and payloads when
+// the event has them, else from its counts and types.
+std::uint64_t collective_bytes(const RankContext& ctx, const Event& ev, CollKind kind,
+                               std::size_t p) {
+  std::uint64_t sent = 0;
+  for (const auto& h : ev.send_hashes) sent += h.bytes;
+  std::uint64_t got = ev.payload_bytes();
+  if (ev.send_hashes.empty() || ev.payloads.empty()) {
+    const MessageBytes mb = message_bytes(ctx, ev);
+    if (ev.send_hashes.empty()) sent = mb.sent;
+    if (ev.payloads.empty()) got = mb.received;
+  }
+  return collective_block(kind, sent, got, p);
+}
+inline constexpr std::size_t kMaxCollSamples = 4096;  // bounds the fit's memory and time
 
 }  // namespace
 
@@ -50,7 +74,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
   std::map<std::uint64_t, std::pair<std::uint64_t, double>> fastest;  // size class -> (bytes, ns)
   std::map<Envelope, std::deque<SendSample>> sends;
   std::map<Envelope, std::deque<RecvSample>> recvs;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, CollSample> colls;  // (comm id, sequence)
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
+    std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
     const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
@@ -92,6 +118,29 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
         if (src >= 0)
           recvs[{src, r, st->statuses[0].tag, comm_id}].push_back(
               {raw_start, raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns)});
+      }
+      if (ev.rc == 0 && c.op == Op::coll && comm && comm->size() > 1 && comm->rank >= 0) {
+        // Above S a collective's time is mostly its bytes: a sample of G where no
+        // point-to-point rendezvous pair gives one (kept whatever its size until every
+        // member was read, since a member may not know the size: a Bcast's receivers).
+        const std::size_t p = comm->members.size(), me = static_cast<std::size_t>(comm->rank);
+        auto it = colls.find({comm_id, coll_seq[comm_id]++});
+        if (it == colls.end() && colls.size() < kMaxCollSamples) {
+          const auto root =
+              static_cast<std::size_t>(std::max<std::int64_t>(0, scalar_of(ev, Role::root)));
+          it = colls
+                   .emplace(std::make_pair(comm_id, coll_seq[comm_id] - 1),
+                            CollSample{c.coll, root, 0, std::vector<std::int64_t>(p),
+                                       std::vector<std::int64_t>(p)})
+                   .first;
+        }
+        if (it != colls.end() && it->second.kind == c.coll && me < it->second.start.size()) {
+          CollSample& cs = it->second;
+          cs.bytes = std::max(cs.bytes, collective_bytes(ctx, ev, c.coll, p));
+          cs.start[me] = raw_start;
+          cs.end[me] = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+          ++cs.seen;
+        }
       }
       ctx.observe(ev);
     }
@@ -143,10 +192,23 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
       lat.push_back(static_cast<double>(q.end - s.start) - 2 * p.o - x);
     }
   }
-  if (!lat.empty())
+  if (!lat.empty()) {
     p.L = std::max(0.0, low_quantile(lat));
-  else
+    if (p.L > kMaxPlausibleL) {
+      // No interconnect takes that long: the recording's machine was loaded (a receiver
+      // descheduled for most pairs). The fastest pair is the best witness left.
+      const double fastest_pair = std::max(0.0, *std::min_element(lat.begin(), lat.end()));
+      const double was = p.L;
+      p.L = fastest_pair <= kMaxPlausibleL ? fastest_pair : LogGPSParams{}.L;
+      f.warnings += fmt::format(
+          "L fitted at {:.1f} us, above the {:.0f} us no interconnect takes (a loaded "
+          "recording?): using {} ({:.0f} ns); ",
+          was / 1000, kMaxPlausibleL / 1000,
+          fastest_pair <= kMaxPlausibleL ? "the fastest pair" : "the default", p.L);
+    }
+  } else {
     f.notes += "L: no send matched with a waiting receive, default; ";
+  }
   // Per size class above S: a waiting receive of n bytes ends 3o + 3L + (n-1)G after the send
   // starts (the engine's rendezvous: request, ready, data), so G = the tenth percentile of
   // (end - start - 3o - 3L) / (n-1) over the class's pairs.
@@ -156,19 +218,40 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
       by_class[static_cast<int>(std::bit_width(n))].push_back(
           std::max(0.0, static_cast<double>(span) - 3 * p.o - 3 * p.L) /
           static_cast<double>(n - 1));
+  for (const auto& [cls, g] : by_class) f.large_pairs += g.size();
+  // Classes no rendezvous pair measured: from the collectives above S, each the G with which
+  // its algorithm's last member ends when it did (collective_G), attributed to the class of
+  // the largest message that algorithm sends.
+  std::map<int, std::vector<double>> from_colls;
+  for (const auto& [key, cs] : colls) {
+    // A member not read (cut trace, another id for the communicator), or too small.
+    if (cs.seen != cs.start.size() || !p.rendezvous(cs.bytes)) continue;
+    const auto g = collective_G(cs.kind, cs.start, cs.root, cs.bytes, p,
+                                *std::max_element(cs.end.begin(), cs.end.end()));
+    if (!g || !p.rendezvous(g->message)) continue;
+    const int cls = static_cast<int>(std::bit_width(g->message));
+    if (by_class.contains(cls)) continue;
+    from_colls[cls].push_back(g->G);
+    ++f.collective_samples;
+  }
+  for (auto& [cls, g] : from_colls) by_class[cls] = std::move(g);
   for (const auto& [cls, g] : by_class) {
     const std::uint64_t from = std::max<std::uint64_t>(p.S + 1, 1ull << (cls - 1));
     p.G_classes.push_back({from, low_quantile(g)});
-    f.large_pairs += g.size();
   }
   f.notes += "g: 0, S: default (not fitted)";
   return f;
 }
 
 nlohmann::json to_json(const FitReport& f) {
-  return {{"params", to_json(f.params)},    {"send_samples", f.send_samples},
-          {"size_classes", f.size_classes}, {"pairs", f.pairs},
-          {"large_pairs", f.large_pairs},   {"notes", f.notes}};
+  return {{"params", to_json(f.params)},
+          {"send_samples", f.send_samples},
+          {"size_classes", f.size_classes},
+          {"pairs", f.pairs},
+          {"large_pairs", f.large_pairs},
+          {"collective_samples", f.collective_samples},
+          {"notes", f.notes},
+          {"warnings", f.warnings}};
 }
 
 std::string describe(const FitReport& f) {
@@ -176,11 +259,13 @@ std::string describe(const FitReport& f) {
   for (const SizeClassG& c : f.params.G_classes)
     large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
   return fmt::format(
-      "o from {} small sends, G from {} size classes, L from {} matched pairs; {}{}{}",
+      "o from {} small sends, G from {} size classes, L from {} matched pairs; {}{}{}{}",
       f.send_samples, f.size_classes, f.pairs, f.notes,
-      large.empty() ? "; no rendezvous pair with a waiting receive: one G for all sizes"
-                    : fmt::format("; above S, from {} rendezvous pairs: ", f.large_pairs),
-      large);
+      large.empty()
+          ? "; no rendezvous pair with a waiting receive: one G for all sizes"
+          : fmt::format("; above S, from {} rendezvous pairs and {} collectives: ", f.large_pairs,
+                        f.collective_samples),
+      large, f.warnings.empty() ? "" : "; warning: " + f.warnings);
 }
 
 }  // namespace encore::predict

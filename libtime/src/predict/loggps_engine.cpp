@@ -340,17 +340,7 @@ class Engine {
 
   // Per-rank block size of a collective (see collectives.hpp).
   static std::uint64_t coll_bytes(CollKind kind, const MessageBytes& mb, std::size_t p) {
-    const std::uint64_t sent = mb.sent, got = mb.received;
-    switch (kind) {
-      case CollKind::bcast:
-        return std::max(sent, got);
-      case CollKind::scatter:
-        return std::max(got, sent / std::max<std::size_t>(p, 1));
-      case CollKind::alltoall:
-        return sent / std::max<std::size_t>(p, 1);
-      default:
-        return sent;
-    }
+    return collective_block(kind, mb.sent, mb.received, p);
   }
 
   // A call the model does not re-time: its recorded duration, all of it its own cost.

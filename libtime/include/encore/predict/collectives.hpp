@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -35,9 +36,30 @@ inline constexpr std::uint64_t kAllgatherShort = 81920;  // total bytes: doublin
 // Which algorithm a collective of `bytes` (per-rank block, see engine) on p ranks uses.
 std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t p);
 
+// Per-rank block size of a collective (what `bytes` means below) from what the calling rank
+// sent and received, p members.
+std::uint64_t collective_block(CollKind kind, std::uint64_t sent, std::uint64_t received,
+                               std::size_t p);
+
 // End time of each member (by rank in the communicator) given when each arrived.
 std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const std::int64_t> arrive,
                                                std::size_t root, std::uint64_t bytes,
                                                const LogGPSParams& params);
+
+// A G fitted from a recorded collective (see collective_G): ns per byte, and the largest
+// message its algorithm sends, whose size class the G is for.
+struct CollectiveG {
+  double G = 0;
+  std::uint64_t message = 0;
+};
+inline constexpr double kMaxFittedG = 1000;  // ns per byte: a megabyte in a second, no less
+
+// The one G (every size class alike) with which the algorithm's last member ends at
+// `last_end`, the members arriving at `arrive` (L and o from `params`): how fast the machine
+// moved this collective's bytes. 0 when even G = 0 ends later; nullopt for an empty or
+// one-member collective or when no G up to kMaxFittedG gets there.
+std::optional<CollectiveG> collective_G(CollKind kind, std::span<const std::int64_t> arrive,
+                                        std::size_t root, std::uint64_t bytes,
+                                        const LogGPSParams& params, std::int64_t last_end);
 
 }  // namespace encore::predict

@@ -3,9 +3,11 @@
 // each size class, least squares), L from matched eager send/receive pairs where the receive
 // was already waiting (receive end - send start - 2o - (n-1)G, tenth percentile: load only adds).
 // Above S each power-of-two size class gets its own G from the rendezvous pairs whose receive was
-// waiting (params.G_classes). g and S are not fitted (0 and the default eager threshold; --params
-// sets them). Reads the first events of each rank only, so the fit costs little whatever the trace
-// length.
+// waiting (params.G_classes), or where no pair measured a class, from the blocking collectives
+// whose largest message is of that class (collective_G). An L above kMaxPlausibleL is
+// replaced by the fastest pair's (or the default) with a warning. g and S are not fitted (0 and the
+// default eager threshold; --params sets them). Reads the first events of each rank only, so the
+// fit costs little whatever the trace length.
 #pragma once
 
 #include <cstdint>
@@ -20,14 +22,19 @@
 namespace encore::predict {
 
 inline constexpr std::uint64_t kFitEventsPerRank = 50000;
+// Above this L (ns) a fit comes from a loaded recording, not the interconnect: shared memory
+// takes about 0.13 us one way here, networks a few us.
+inline constexpr double kMaxPlausibleL = 20000;
 
 struct FitReport {
   LogGPSParams params;
-  std::uint64_t send_samples = 0;  // sends measured for o
-  std::uint64_t size_classes = 0;  // size classes in the G fit
-  std::uint64_t pairs = 0;         // matched pairs measured for L
-  std::uint64_t large_pairs = 0;   // rendezvous pairs measured for params.G_classes
-  std::string notes;               // what fell back to a default, and why
+  std::uint64_t send_samples = 0;        // sends measured for o
+  std::uint64_t size_classes = 0;        // size classes in the G fit
+  std::uint64_t pairs = 0;               // matched pairs measured for L
+  std::uint64_t large_pairs = 0;         // rendezvous pairs measured for params.G_classes
+  std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
+  std::string notes;                     // what fell back to a default, and why
+  std::string warnings;                  // what the fit distrusted (empty: nothing)
 };
 
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest);
