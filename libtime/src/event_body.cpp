@@ -70,20 +70,32 @@ class ExtrasWalk {
   std::size_t pos_;
 };
 
+// True when the n bytes at p are one varint: continuation bits on all but the last byte.
+bool one_varint(const std::byte* p, std::size_t n) {
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    if ((static_cast<std::uint8_t>(p[i]) & 0x80) == 0) return false;
+  return (static_cast<std::uint8_t>(p[n - 1]) & 0x80) == 0;
+}
+
 // Where the extras start in a body whose extras are ev's payload references alone, written
-// with the shortest varints; 0 if they are not.
+// with the shortest varints; 0 if they are not. Each field is checked where its shortest
+// encoding must be (a replayed receive runs this: no general walk).
 std::size_t payload_refs_start(std::span<const std::byte> body, const Event& ev) {
   std::size_t extras = 1;
   for (const auto& p : ev.payloads)
     extras += 1 + uvarint_size(p.slot) + uvarint_size(p.datatype) + uvarint_size(p.count) +
               uvarint_size(p.bytes);
   if (extras > body.size() - 2) return 0;
-  ExtrasWalk w(body, body.size() - extras);
-  std::uint64_t tag = 0;
-  for (std::size_t i = 0; i < ev.payloads.size(); ++i)
-    if (!w.tag(tag) || tag != static_cast<std::uint64_t>(Extra::payload) || !w.skip(4)) return 0;
-  if (!w.tag(tag) || tag != static_cast<std::uint64_t>(Extra::end) || w.pos() != body.size())
-    return 0;
+  const std::byte* q = body.data() + (body.size() - extras);
+  for (const auto& p : ev.payloads) {
+    if (static_cast<Extra>(*q++) != Extra::payload) return 0;
+    for (const std::uint64_t v : {p.slot, p.datatype, p.count, p.bytes}) {
+      const std::size_t n = uvarint_size(v);
+      if (!one_varint(q, n)) return 0;
+      q += n;
+    }
+  }
+  if (static_cast<Extra>(*q) != Extra::end) return 0;
   return body.size() - extras;
 }
 
@@ -105,7 +117,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   // it has decode to send hashes and the call site only (or to empty counters or stall).
   if (counters.empty() && ev.payloads.empty() && ev.signatures.empty() && ev.counters.empty() &&
       ev.stall_ns == 0) {
-    std::memcpy(out, body.data(), body.size());
+    copy_short(out, body.data(), body.size());
     return body.size();
   }
   const auto flags = static_cast<std::uint8_t>(body[0]) & ((1u << event_format::kHeadFlagBits) - 1);
@@ -115,7 +127,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   if (counters.empty() && ev.signatures.empty() && ev.send_hashes.empty() && !ev.callsite &&
       ev.counters.empty() && ev.stall_ns == 0 && (flags & event_format::kHasExtras)) {
     if (const std::size_t args_end = payload_refs_start(body, ev); args_end > 0) {
-      std::memcpy(out, body.data(), args_end);
+      copy_short(out, body.data(), args_end);
       out[0] =
           static_cast<std::byte>(static_cast<std::uint8_t>(out[0]) & ~event_format::kHasExtras);
       return args_end;
