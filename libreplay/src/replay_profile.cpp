@@ -112,7 +112,6 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   // A fast zstd level: the profile is compressed in the replayed program's path, not off it.
   RankWriterOptions wo;
   wo.level = -3;
-  if (const char* l = std::getenv("RF4_LEVEL")) wo.level = std::atoi(l);  // TEMP measurement
   writer_ =
       std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
   last_flush_ns_ = monotonic_ns();
@@ -157,14 +156,23 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
   }
   // Times stay in clock ticks until a batch is written (one conversion per call there).
   const std::uint64_t start = now_ticks_ + (enter - last_leave_);
-  const std::size_t room = copy_body_bound(body.size(), counts_.size());
+  // The usual calls without counters, in the batch's thread: a send or a query keeps its body
+  // as it is, a receive drops its payload references; the rest goes the general way.
+  std::size_t n = 0;
+  std::byte* out = batch_bodies_.data() + batch_bytes_;
   if (body.size() >= 2 && batch_n_ > 0 && ev.thread == batch_thread_ &&
-      batch_bodies_.size() - batch_bytes_ >= room && !counters_on_ && ev.payloads.empty() &&
+      batch_bodies_.size() - batch_bytes_ >= body.size() && !counters_on_ &&
       ev.signatures.empty() && ev.counters.empty() && ev.stall_ns == 0) [[likely]] {
-    // The usual call (a send, a query): its body as it is, no extras to rewrite.
-    copy_short(batch_bodies_.data() + batch_bytes_, body.data(), body.size());
-    batch_[batch_n_++] = {start, start, pending_overhead_, body.size()};  // ticks, for now
-    batch_bytes_ += body.size();
+    if (ev.payloads.empty()) {
+      copy_short(out, body.data(), body.size());
+      n = body.size();
+    } else if (ev.send_hashes.empty() && !ev.callsite) {
+      n = copy_body_drop_payload_refs(body, ev, out);
+    }
+  }
+  if (n > 0) [[likely]] {
+    batch_[batch_n_++] = {start, start, pending_overhead_, n};  // ticks, for now
+    batch_bytes_ += n;
     if (batch_n_ == kBatchEvents) [[unlikely]]
       flush_or_fail();
   } else if (!record_general(ev, body, start)) {

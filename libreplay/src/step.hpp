@@ -30,7 +30,6 @@ class Step {
     ev_ = rep_->peek();
     if (!ev_ || ev_->function != id) [[unlikely]]
       wrong_event();
-    f_ = &ev_->info();  // the same function
   }
   ~Step() {
     if (ReplayProfile* p = rep_->profile())
@@ -181,7 +180,8 @@ class Step {
   template <bool Rooted = true>
   [[gnu::always_inline]] bool skip(int i) const {
     if constexpr (Rooted)
-      if ((f_->params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0) return true;
+      if ((function_table()[id_].params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0)
+        return true;
     return !arg(i).present;
   }
   template <bool Rooted = true>
@@ -203,8 +203,6 @@ class Step {
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
-  const FunctionInfo* f_ =
-      nullptr;  // function_table()[id_], looked up once: skip() runs per argument
   Replayer* rep_;
   const Event* ev_ = nullptr;
   struct Mismatch {

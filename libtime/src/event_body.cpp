@@ -1,6 +1,7 @@
 // Recorded event bodies copied into derived traces with new extras (event_format.hpp).
 #include "encore/event_body.hpp"
 
+#include <bit>
 #include <cstring>
 
 #include "encore/event_format.hpp"
@@ -70,6 +71,11 @@ class ExtrasWalk {
   std::size_t pos_;
 };
 
+// Bytes of v as a uvarint, without a loop.
+std::size_t varint_bytes(std::uint64_t v) {
+  return (static_cast<std::size_t>(std::bit_width(v | 1)) + 6) / 7;
+}
+
 // True when the n bytes at p are one varint: continuation bits on all but the last byte.
 bool one_varint(const std::byte* p, std::size_t n) {
   for (std::size_t i = 0; i + 1 < n; ++i)
@@ -83,23 +89,36 @@ bool one_varint(const std::byte* p, std::size_t n) {
 std::size_t payload_refs_start(std::span<const std::byte> body, const Event& ev) {
   std::size_t extras = 1;
   for (const auto& p : ev.payloads)
-    extras += 1 + uvarint_size(p.slot) + uvarint_size(p.datatype) + uvarint_size(p.count) +
-              uvarint_size(p.bytes);
+    extras += 1 + varint_bytes(p.slot) + varint_bytes(p.datatype) + varint_bytes(p.count) +
+              varint_bytes(p.bytes);
   if (extras > body.size() - 2) return 0;
   const std::byte* q = body.data() + (body.size() - extras);
+  const auto field = [&q](std::uint64_t v) {
+    const std::size_t n = varint_bytes(v);
+    const bool ok = one_varint(q, n);
+    q += n;
+    return ok;
+  };
   for (const auto& p : ev.payloads) {
     if (static_cast<Extra>(*q++) != Extra::payload) return 0;
-    for (const std::uint64_t v : {p.slot, p.datatype, p.count, p.bytes}) {
-      const std::size_t n = uvarint_size(v);
-      if (!one_varint(q, n)) return 0;
-      q += n;
-    }
+    // All four always: their lengths add up to `extras`, so q stays inside the body.
+    if (!(field(p.slot) & field(p.datatype) & field(p.count) & field(p.bytes))) return 0;
   }
   if (static_cast<Extra>(*q) != Extra::end) return 0;
   return body.size() - extras;
 }
 
 }  // namespace
+
+std::size_t copy_body_drop_payload_refs(std::span<const std::byte> body, const Event& ev,
+                                        std::byte* out) {
+  if (body.size() < 2 || !(static_cast<std::uint8_t>(body[0]) & event_format::kHasExtras)) return 0;
+  const std::size_t args_end = payload_refs_start(body, ev);
+  if (args_end == 0) return 0;
+  copy_short(out, body.data(), args_end);
+  out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(out[0]) & ~event_format::kHasExtras);
+  return args_end;
+}
 
 bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
                           std::span<const std::uint64_t> counters, std::vector<std::byte>& out) {

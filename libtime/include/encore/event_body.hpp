@@ -48,6 +48,13 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   }
 }
 
+// copy_body_new_extras() for a body whose only extras are ev's payload references (a
+// replayed receive without call site): its head and arguments with the extras flag cleared,
+// into `out` (room for body.size() bytes). 0 when the body is not laid out so: then call
+// copy_body_new_extras().
+std::size_t copy_body_drop_payload_refs(std::span<const std::byte> body, const Event& ev,
+                                        std::byte* out);
+
 constexpr std::size_t copy_body_bound(std::size_t body_bytes, std::size_t counters) {
   return body_bytes + 2 + kMaxVarintBytes * (counters + 1);
 }
