@@ -1,7 +1,6 @@
 // Recorded event bodies copied into derived traces with new extras (event_format.hpp).
 #include "encore/event_body.hpp"
 
-#include <bit>
 #include <cstring>
 
 #include "encore/event_format.hpp"
@@ -71,10 +70,8 @@ class ExtrasWalk {
   std::size_t pos_;
 };
 
-// Bytes of v as a uvarint, without a loop.
-std::size_t varint_bytes(std::uint64_t v) {
-  return (static_cast<std::size_t>(std::bit_width(v | 1)) + 6) / 7;
-}
+// Bytes of v as a uvarint: one compare for the usual one-byte fields.
+std::size_t varint_bytes(std::uint64_t v) { return v < 0x80 ? 1 : uvarint_size(v); }
 
 // True when the n bytes at p are one varint: continuation bits on all but the last byte.
 bool one_varint(const std::byte* p, std::size_t n) {
