@@ -169,8 +169,9 @@ TEST_F(EventBodyTest, ReceivesDropTheirPayloadReferences) {
   Event e;
   e.function = fn::Recv;
   e.args.resize(e.info().params.size());
-  for (std::size_t i = 0; i < 6; ++i) e.args[i].present = true;  // buf .. comm; no status
-  e.args[1].scalar = 300;  // count: a two-byte varint
+  for (auto& a : e.args) a.present = true;
+  e.args[1].scalar = 300;
+  e.args[6].statuses.resize(1);  // the status  // count: a two-byte varint
   // Two references, one with a field of several bytes: each is checked where it must be.
   e.payloads = {{0, 7, 300, 2400, 0}, {1, 7, 1, 8, 2400}};
   const std::vector<std::byte> body = encoded(e);
