@@ -114,6 +114,7 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   wo.level = -3;
   writer_ =
       std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
+  last_flush_ns_ = monotonic_ns();
   batch_.resize(kBatchEvents);
   batch_bodies_.resize(1 << 16);
   save_manifest(m, out.manifest_path());
@@ -131,25 +132,72 @@ void ReplayProfile::flush_batch() {
   batch_n_ = 0;
   const std::size_t bytes = batch_bytes_;
   batch_bytes_ = 0;
+  ns(0);  // calibrates the clock on the first batch
+  const std::uint64_t zero = clock_.zero_ticks();
+  std::uint64_t overhead = 0;
   for (std::size_t i = 0; i < n; ++i) {
     RankTraceWriter::BodyTimes& b = batch_[i];
-    b.start_ns = ns(b.start_ns);
+    b.start_ns = clock_.to_ns(zero + b.start_ns);
     b.end_ns = b.start_ns;
-    b.overhead_ns = ns(b.overhead_ns);
-    total_overhead_ns_ += b.overhead_ns;
+    b.overhead_ns = clock_.to_ns(zero + b.overhead_ns);
+    overhead += b.overhead_ns;
   }
+  total_overhead_ns_ += overhead;
   writer_->write_bodies(batch_thread_, {batch_.data(), n}, {batch_bodies_.data(), bytes});
 }
 
 bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
                            std::uint64_t enter) noexcept {
-  if (failed_ || closed_) return false;
-  if (first_) {
+  if (failed_ || closed_) [[unlikely]]
+    return false;
+  if (first_) [[unlikely]] {
     last_leave_ = enter;  // the profile starts at the first call, as a capture does
     first_ = false;
   }
   // Times stay in clock ticks until a batch is written (one conversion per call there).
   const std::uint64_t start = now_ticks_ + (enter - last_leave_);
+  // The usual calls without counters, in the batch's thread: a send or a query keeps its body
+  // as it is, a receive drops its payload references; the rest goes the general way.
+  std::size_t n = 0;
+  std::byte* out = batch_bodies_.data() + batch_bytes_;
+  if (body.size() >= 2 && batch_n_ > 0 && ev.thread == batch_thread_ &&
+      batch_bodies_.size() - batch_bytes_ >= body.size() && !counters_on_ &&
+      ev.signatures.empty() && ev.counters.empty() && ev.stall_ns == 0) [[likely]] {
+    if (ev.payloads.empty()) {
+      copy_short(out, body.data(), body.size());
+      n = body.size();
+    } else if (ev.send_hashes.empty() && !ev.callsite) {
+      n = copy_body_drop_payload_refs(body, ev, out);
+    }
+  }
+  if (n > 0) [[likely]] {
+    batch_[batch_n_++] = {start, start, pending_overhead_, n};  // ticks, for now
+    batch_bytes_ += n;
+    if (batch_n_ == kBatchEvents) [[unlikely]]
+      flush_or_fail();
+  } else if (!record_general(ev, body, start)) {
+    return false;
+  }
+  now_ticks_ = start;
+  if (counters_on_) mark_counters();
+  const std::uint64_t leave = clock_.ticks();
+  pending_overhead_ = leave - enter;
+  last_leave_ = leave;
+  if (leave >= next_check_) [[unlikely]]
+    timed_flush(leave);
+  return true;
+}
+
+void ReplayProfile::flush_or_fail() noexcept {
+  try {
+    flush_batch();
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+}
+
+bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
+                                   std::uint64_t start) noexcept {
   try {
     const std::span<const std::uint64_t> counts =
         counters_on_ ? std::span<const std::uint64_t>(counts_) : std::span<const std::uint64_t>{};
@@ -185,12 +233,20 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
     fail(e.what());
     return false;
   }
-  now_ticks_ = start;
-  if (counters_on_) mark_counters();
-  const std::uint64_t leave = clock_.ticks();
-  pending_overhead_ = leave - enter;
-  last_leave_ = leave;
-  return true;
+  return !failed_;
+}
+
+void ReplayProfile::timed_flush(std::uint64_t now_ticks) noexcept {
+  next_check_ = now_ticks + kCheckTicks;
+  const std::uint64_t now = monotonic_ns();
+  if (now - last_flush_ns_ < kFlushNs || failed_) return;
+  last_flush_ns_ = now;
+  try {
+    flush_batch();
+    writer_->flush();
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
 }
 
 std::uint64_t ReplayProfile::ns(std::uint64_t ticks) noexcept {

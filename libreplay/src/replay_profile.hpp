@@ -57,8 +57,16 @@ class ReplayProfile {
   void fail(const std::string& what) noexcept;
   // Writes the calls collected so far (one thread's bodies and times) to the writer. Throws.
   void flush_batch();
+  // flush_batch() for the call's path: an error stops the profile.
+  void flush_or_fail() noexcept;
+  // record() for calls whose extras change (received data, counters) and for the first call
+  // of a batch or thread; false if the profile failed.
+  bool record_general(Event& ev, std::span<const std::byte> body, std::uint64_t start) noexcept;
   // Ticks to ns, calibrating the clock on first use.
   std::uint64_t ns(std::uint64_t ticks) noexcept;
+  // About once a second: the batch and the writer's open chunks to the file, so that a replay
+  // killed with SIGKILL leaves its profile readable up to then (capture flushes as often).
+  void timed_flush(std::uint64_t now_ticks) noexcept;
   void read_counters() noexcept;
   void mark_counters() noexcept;
 
@@ -78,6 +86,13 @@ class ReplayProfile {
   bool counters_on_ = false;
   std::vector<long long> deltas_;      // PAPI counts of the segment before the current call
   std::vector<std::uint64_t> counts_;  // the same as the trace stores them
+  // The clock is compared with next_check_ on every call (free: it was read anyway); past it,
+  // CLOCK_MONOTONIC says whether a second has passed since the last flush. The check interval
+  // is 2^25 ticks: 10 to 35 ms at TSC rates (1 to 3.4 GHz), 34 ms of CLOCK_MONOTONIC.
+  static constexpr std::uint64_t kCheckTicks = std::uint64_t{1} << 25;
+  static constexpr std::uint64_t kFlushNs = 1'000'000'000;
+  std::uint64_t next_check_ = 0;
+  std::uint64_t last_flush_ns_ = 0;  // CLOCK_MONOTONIC
   bool first_ = true;
   bool failed_ = false;
   bool closed_ = false;

@@ -46,14 +46,10 @@ void Step::mismatch(int i, std::int64_t value, std::string text) {
   mismatches_.push_back({i, value, std::move(text)});
 }
 
-void Step::in_buf(int i, const void* p) {
-  if (skip(i)) return;
-  const auto recorded = static_cast<ef::BufFlag>(arg(i).scalar);
-  if (recorded == ef::BufFlag::absent) return;
-  const bool in_place = p == MPI_IN_PLACE;
-  if ((recorded == ef::BufFlag::in_place) != in_place)
-    mismatch(i, static_cast<std::int64_t>(in_place ? ef::BufFlag::in_place : ef::BufFlag::normal),
-             {});
+void Step::buf_mismatch(int i, const void* p) {
+  mismatch(
+      i, static_cast<std::int64_t>(p == MPI_IN_PLACE ? ef::BufFlag::in_place : ef::BufFlag::normal),
+      {});
 }
 
 void Step::in_datatypes(int i, const MPI_Datatype* p) {

@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include "encore/event.hpp"
+#include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
 
 namespace encore::replay {
@@ -29,7 +30,6 @@ class Step {
     ev_ = rep_->peek();
     if (!ev_ || ev_->function != id) [[unlikely]]
       wrong_event();
-    f_ = &ev_->info();  // the same function
   }
   ~Step() {
     if (ReplayProfile* p = rep_->profile())
@@ -40,16 +40,35 @@ class Step {
   Step& operator=(const Step&) = delete;
 
   // Inputs --------------------------------------------------------------------------------
-  void in_buf(int i, const void* p);
-  template <class T>
-  [[gnu::always_inline]] void in_value(int i, T v) {
-    compare(i, static_cast<std::int64_t>(v));
+  // `Rooted` false: the generator knows parameter i is never root-only (most are), so the
+  // function table's flags need not be read.
+  template <bool Rooted = true>
+  [[gnu::always_inline]] void in_buf(int i, const void* p) {
+    if (skip<Rooted>(i)) return;
+    const auto recorded = static_cast<event_format::BufFlag>(arg(i).scalar);
+    if (recorded != event_format::BufFlag::absent &&
+        (recorded == event_format::BufFlag::in_place) != (p == MPI_IN_PLACE)) [[unlikely]]
+      buf_mismatch(i, p);
   }
-  [[gnu::always_inline]] void in_comm(int i, MPI_Comm c) { compare(i, rep_->comm_id(c)); }
+  template <bool Rooted = true, class T>
+  [[gnu::always_inline]] void in_value(int i, T v) {
+    compare<Rooted>(i, static_cast<std::int64_t>(v));
+  }
+  template <bool Rooted = true>
+  [[gnu::always_inline]] void in_comm(int i, MPI_Comm c) {
+    compare<Rooted>(i, rep_->comm_id(c));
+  }
+  template <bool Rooted = true>
   [[gnu::always_inline]] void in_datatype(int i, MPI_Datatype t) {
-    compare(i, rep_->datatype_id(t));
+    compare<Rooted>(i, rep_->datatype_id(t));
   }
   void in_op(int i, MPI_Op o) { compare(i, rep_->op_id(o)); }
+  void in_freed_comm(int i, const MPI_Comm* p) {
+    if (p) compare(i, rep_->comm_id(*p));
+  }
+  void in_freed_datatype(int i, const MPI_Datatype* p) {
+    if (p) compare(i, rep_->datatype_id(*p));
+  }
   template <class T>
   void in_values(int i, const T* p) {
     if (skip(i) || !p) return;
@@ -158,12 +177,19 @@ class Step {
  private:
   const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
   // Inline: they run for every argument of every call.
+  template <bool Rooted = true>
   [[gnu::always_inline]] bool skip(int i) const {
-    return (f_->params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0 || !arg(i).present;
+    if constexpr (Rooted)
+      if ((function_table()[id_].params[static_cast<std::size_t>(i)].flags & kParamRootOnly) != 0)
+        return true;
+    return !arg(i).present;
   }
+  template <bool Rooted = true>
   [[gnu::always_inline]] void compare(int i, std::int64_t actual) {
-    if (!skip(i) && arg(i).scalar != actual) mismatch(i, actual, {});
+    if (!skip<Rooted>(i) && arg(i).scalar != actual) [[unlikely]]
+      mismatch(i, actual, {});
   }
+  void buf_mismatch(int i, const void* p);
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
@@ -177,8 +203,6 @@ class Step {
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
-  const FunctionInfo* f_ =
-      nullptr;  // function_table()[id_], looked up once: skip() runs per argument
   Replayer* rep_;
   const Event* ev_ = nullptr;
   struct Mismatch {

@@ -122,18 +122,25 @@ def hook(name):
     return None
 
 
-def _in_stmt(i, p, role):
+def _in_stmt(i, p, role, flags=()):
     n = p.name
+    # <false>: the parameter is never root-only, so the step need not look its flags up.
+    t = "" if "root_only" in flags else "<false>"
     if role.startswith("buf_"):
-        return f"s.in_buf({i}, {n});"
+        return f"s.in_buf{t}({i}, {n});"
     if role in ("count", "peer", "root", "tag", "value", "aint"):
-        return f"s.in_value({i}, {n});"
+        return f"s.in_value{t}({i}, {n});"
     if role == "comm":
-        return f"s.in_comm({i}, {n});"
+        return f"s.in_comm{t}({i}, {n});"
     if role == "datatype":
-        return f"s.in_datatype({i}, {n});"
+        return f"s.in_datatype{t}({i}, {n});"
     if role == "op":
         return f"s.in_op({i}, {n});"
+    # The handle freed is an input too: compared before check(), freed after it.
+    if role == "comm_free":
+        return f"s.in_freed_comm({i}, {n});"
+    if role == "datatype_free":
+        return f"s.in_freed_datatype({i}, {n});"
     if role in ("int_array", "aint_array"):
         ptr = f"&{n}[0][0]" if p.ctype.endswith("[][3]") else n
         return f"s.in_values({i}, {ptr});"
@@ -183,13 +190,17 @@ def emit_replay_shim(f, modelled, params, enum_name):
     if not modelled:
         body.append("  s.unsupported();")
     else:
-        for i, (p, role, *_rest) in enumerate(params):
+        frees = []
+        for i, (p, role, _lens, flags) in enumerate(params):
             if p is None:
                 continue
-            stmt = _in_stmt(i, p, role) or _free_stmt(i, p, role)
-            if stmt:
+            if stmt := _in_stmt(i, p, role, flags):
                 body.append(f"  {stmt}")
+            if stmt := _free_stmt(i, p, role):
+                frees.append(f"  {stmt}")
         body.append("  s.check();")
+        # Frees run attribute delete callbacks: only once the call is known not to diverge.
+        body += frees
         if f.name in LOCAL_RESULT:
             body.append(f"  {LOCAL_RESULT[f.name]}")
             body.append("}")

@@ -70,24 +70,52 @@ class ExtrasWalk {
   std::size_t pos_;
 };
 
+// Bytes of v as a uvarint: one compare for the usual one-byte fields.
+std::size_t varint_bytes(std::uint64_t v) { return v < 0x80 ? 1 : uvarint_size(v); }
+
+// True when the n bytes at p are one varint: continuation bits on all but the last byte.
+bool one_varint(const std::byte* p, std::size_t n) {
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    if ((static_cast<std::uint8_t>(p[i]) & 0x80) == 0) return false;
+  return (static_cast<std::uint8_t>(p[n - 1]) & 0x80) == 0;
+}
+
 // Where the extras start in a body whose extras are ev's payload references alone, written
-// with the shortest varints; 0 if they are not.
+// with the shortest varints; 0 if they are not. Each field is checked where its shortest
+// encoding must be (a replayed receive runs this: no general walk).
 std::size_t payload_refs_start(std::span<const std::byte> body, const Event& ev) {
   std::size_t extras = 1;
   for (const auto& p : ev.payloads)
-    extras += 1 + uvarint_size(p.slot) + uvarint_size(p.datatype) + uvarint_size(p.count) +
-              uvarint_size(p.bytes);
+    extras += 1 + varint_bytes(p.slot) + varint_bytes(p.datatype) + varint_bytes(p.count) +
+              varint_bytes(p.bytes);
   if (extras > body.size() - 2) return 0;
-  ExtrasWalk w(body, body.size() - extras);
-  std::uint64_t tag = 0;
-  for (std::size_t i = 0; i < ev.payloads.size(); ++i)
-    if (!w.tag(tag) || tag != static_cast<std::uint64_t>(Extra::payload) || !w.skip(4)) return 0;
-  if (!w.tag(tag) || tag != static_cast<std::uint64_t>(Extra::end) || w.pos() != body.size())
-    return 0;
+  const std::byte* q = body.data() + (body.size() - extras);
+  const auto field = [&q](std::uint64_t v) {
+    const std::size_t n = varint_bytes(v);
+    const bool ok = one_varint(q, n);
+    q += n;
+    return ok;
+  };
+  for (const auto& p : ev.payloads) {
+    if (static_cast<Extra>(*q++) != Extra::payload) return 0;
+    // All four always: their lengths add up to `extras`, so q stays inside the body.
+    if (!(field(p.slot) & field(p.datatype) & field(p.count) & field(p.bytes))) return 0;
+  }
+  if (static_cast<Extra>(*q) != Extra::end) return 0;
   return body.size() - extras;
 }
 
 }  // namespace
+
+std::size_t copy_body_drop_payload_refs(std::span<const std::byte> body, const Event& ev,
+                                        std::byte* out) {
+  if (body.size() < 2 || !(static_cast<std::uint8_t>(body[0]) & event_format::kHasExtras)) return 0;
+  const std::size_t args_end = payload_refs_start(body, ev);
+  if (args_end == 0) return 0;
+  copy_short(out, body.data(), args_end);
+  out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(out[0]) & ~event_format::kHasExtras);
+  return args_end;
+}
 
 bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
                           std::span<const std::uint64_t> counters, std::vector<std::byte>& out) {
@@ -105,7 +133,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   // it has decode to send hashes and the call site only (or to empty counters or stall).
   if (counters.empty() && ev.payloads.empty() && ev.signatures.empty() && ev.counters.empty() &&
       ev.stall_ns == 0) {
-    std::memcpy(out, body.data(), body.size());
+    copy_short(out, body.data(), body.size());
     return body.size();
   }
   const auto flags = static_cast<std::uint8_t>(body[0]) & ((1u << event_format::kHeadFlagBits) - 1);
@@ -115,7 +143,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   if (counters.empty() && ev.signatures.empty() && ev.send_hashes.empty() && !ev.callsite &&
       ev.counters.empty() && ev.stall_ns == 0 && (flags & event_format::kHasExtras)) {
     if (const std::size_t args_end = payload_refs_start(body, ev); args_end > 0) {
-      std::memcpy(out, body.data(), args_end);
+      copy_short(out, body.data(), args_end);
       out[0] =
           static_cast<std::byte>(static_cast<std::uint8_t>(out[0]) & ~event_format::kHasExtras);
       return args_end;

@@ -189,6 +189,14 @@ void RankTraceWriter::flush_payload(std::uint16_t thread, ThreadState& t) {
   t.payload_buf.clear();
 }
 
+void RankTraceWriter::flush() {
+  if (closed_) throw Error(events_file_.path() + ": flush after close");
+  for (auto& [thread, t] : threads_) {
+    flush_payload(thread, t);  // payload first, as in end_event()
+    flush_events(thread, t);
+  }
+}
+
 void RankTraceWriter::close(std::uint8_t end_status) {
   if (closed_) return;
   closed_ = true;

@@ -44,6 +44,23 @@ class ReplayAttributeCallbacks(harness.TempDirTest):
         self.assertIn("MPI_Comm_size called from an attribute callback: not implemented yet",
                       out.stderr)
 
+    def test_divergence_on_free_runs_no_delete_callback(self):
+        # The program frees the other communicator than the recorded MPI_Comm_free: reported
+        # as a divergence before the freed communicator's delete callbacks run.
+        trace = self.tmp / "callbacks"
+        real = harness.record(trace, 2, PROGRAM)
+        recorded = rank_lines(real.stdout, 0)
+        self.assertIn("rank 0 freeing dup", recorded)
+        freeing = recorded.index("rank 0 freeing dup")
+        self.assertIn(" delete ", recorded[freeing + 1])  # MPI ran dup's delete callback there
+        out = self.replay(trace, 0, "swap")
+        self.assertEqual(out.returncode, 86, out.stderr)
+        self.assertRegex(out.stderr, r"divergence at event \d+ of rank 0: the trace has "
+                                     r"MPI_Comm_free\(comm=.*; the program called MPI_Comm_free")
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[:freeing], recorded[:freeing])
+        self.assertEqual(lines[freeing:], ["rank 0 freeing again"])
+
 
 if __name__ == "__main__":
     harness.main()

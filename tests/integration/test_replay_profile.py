@@ -2,15 +2,21 @@
 replayed rank's calls in the recorded order with this machine's compute timeline, which
 `encore check/show/stats` read; written up to the divergence when the program diverges."""
 import json
+import os
 import pathlib
 import re
+import signal
+import subprocess
+import time
 
 import harness
 
+PROGRAMS = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
 
-def show_calls(trace, *args):
+
+def show_calls(trace, *args, check=True):
     """(function, arguments) per line of `encore show`, times left out."""
-    out = harness.run([harness.TOOL, "show", str(trace), *args]).stdout
+    out = harness.run([harness.TOOL, "show", str(trace), *args], check=check).stdout
     calls = []
     for line in out.splitlines():
         m = re.match(r"^r\d+ t(\d+) #(\d+) (\S+)\s+\S+ ms \+\S+\s*(.*)$", line)
@@ -102,6 +108,35 @@ class ReplayProfile(harness.TempDirTest):
         p = harness.run([harness.TOOL, "simulate", str(prof), "--topology", "flat"], check=False)
         self.assertEqual(p.returncode, 2)
         self.assertIn("simulate needs every rank", p.stderr)
+
+    def test_sigkill_keeps_the_profile_up_to_the_last_second(self):
+        # 5 ms of sleep before each of 600 calls: the replay lasts as long as the capture. Killed
+        # 1.8 s in, it has made fewer calls than one batch (512): only the timed flush (about
+        # every second) can have put them in the file.
+        prog = f"{PROGRAMS}/test_slow_calls"
+        trace, prof = self.tmp / "slow", self.tmp / "prof"
+        harness.record(trace, 2, prog, 600, 5)
+        proc = subprocess.Popen([harness.TOOL, "replay", "--rank", "0", "-o", str(prof), str(trace),
+                                 "--", prog, "600", "5"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        child, deadline = None, time.time() + 60
+        while child is None and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            pids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                  text=True).stdout.split()
+            child = int(pids[0]) if pids else None
+        self.assertIsNotNone(child, "the replayed program did not start")
+        time.sleep(1.8)
+        os.kill(child, signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, 128 + signal.SIGKILL, err)
+        check = harness.run([harness.TOOL, "check", str(prof)], check=False)
+        self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
+        self.assertRegex(check.stdout, r"rank 0: (truncated|incomplete)")
+        calls = show_calls(prof, check=False)  # exits 1: the stream is cut
+        self.assertGreaterEqual(len(calls), 20, check.stdout)
+        self.assertLess(len(calls), 400)  # at most 360 calls in 1.8 s
+        self.assertEqual(calls, show_calls(trace, "--rank", "0")[: len(calls)])
 
     def test_output_directory_must_be_new(self):
         trace = self.tmp / "halo"

@@ -3,7 +3,9 @@
  * MPI_Comm_set_attr, on MPI_Comm_delete_attr, MPI_Comm_dup and MPI_Comm_free, on datatypes
  * (MPI_Type_dup, MPI_Type_free), and at MPI_Finalize on MPI_COMM_SELF and MPI_COMM_WORLD.
  * The attributes are set in an order that differs from the keys' creation order. With the
- * argument "nested" the copy callback calls MPI itself (which the replay cannot answer). */
+ * argument "nested" the copy callback calls MPI itself (which the replay cannot answer); with
+ * "swap" the first MPI_Comm_free frees the other communicator (a divergence in a replay, which
+ * must be reported before any delete callback runs). */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   nested = argc > 1 && strcmp(argv[1], "nested") == 0;
+  const int swap = argc > 1 && strcmp(argv[1], "swap") == 0;
   MPI_Comm_create_keyval(copy_plus, del, &keys[0], "plus");
   MPI_Comm_create_keyval(MPI_COMM_DUP_FN, del, &keys[1], "dup");
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &keys[2], "none");
@@ -101,7 +104,9 @@ int main(int argc, char** argv) {
   MPI_Comm_delete_attr(dup, keys[0]);
   MPI_Comm again;
   MPI_Comm_dup(dup, &again);
-  MPI_Comm_free(&dup);
+  printf("rank %d freeing %s\n", rank, swap ? "again" : "dup");
+  fflush(stdout);
+  MPI_Comm_free(swap ? &again : &dup);
   for (int k = 0; k < 4; ++k) show(again, "again", k);
   MPI_Comm_free(&again);
 

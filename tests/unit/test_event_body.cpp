@@ -165,5 +165,41 @@ TEST_F(EventBodyTest, ExtrasFlagFollowsWhatIsLeft) {
   EXPECT_EQ(out, encoded(plain));
 }
 
+TEST_F(EventBodyTest, ReceivesDropTheirPayloadReferences) {
+  Event e;
+  e.function = fn::Recv;
+  e.args.resize(e.info().params.size());
+  for (auto& a : e.args) a.present = true;
+  e.args[1].scalar = 300;
+  e.args[6].statuses.resize(1);  // the status  // count: a two-byte varint
+  // Two references, one with a field of several bytes: each is checked where it must be.
+  e.payloads = {{0, 7, 300, 2400, 0}, {1, 7, 1, 8, 2400}};
+  const std::vector<std::byte> body = encoded(e);
+  Event expected = e;
+  expected.payloads.clear();
+  std::vector<std::byte> out(body.size(), std::byte{0x42});
+  const std::size_t n = copy_body_drop_payload_refs(body, e, out.data());
+  ASSERT_GT(n, 0u);
+  out.resize(n);
+  EXPECT_EQ(out, encoded(expected));  // the extras flag cleared with the references
+  // The same bytes as the general path gives.
+  std::vector<std::byte> general;
+  ASSERT_TRUE(copy_body_new_extras(body, e, {}, general));
+  EXPECT_EQ(out, general);
+  // A reference written with a longer varint than needed (0x88 0x00 still decodes to 8), or an
+  // extra that is not a payload reference: refused, for the general path to handle.
+  std::vector<std::byte> longer = body;
+  ASSERT_EQ(longer[longer.size() - 2], std::byte{8});
+  longer[longer.size() - 2] = std::byte{0x88};
+  longer.insert(longer.end() - 1, std::byte{0});
+  EXPECT_EQ(copy_body_drop_payload_refs(longer, e, out.data()), 0u);
+  Event hashed = e;
+  hashed.payloads.pop_back();
+  hashed.send_hashes = {{1, 8}};
+  EXPECT_EQ(copy_body_drop_payload_refs(encoded(hashed), e, out.data()), 0u);
+  // No extras at all: nothing to drop here.
+  EXPECT_EQ(copy_body_drop_payload_refs(encoded(expected), e, out.data()), 0u);
+}
+
 }  // namespace
 }  // namespace encore

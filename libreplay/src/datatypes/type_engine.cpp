@@ -63,8 +63,6 @@ const TypeEngine::CacheSlot& TypeEngine::lookup(MPI_Datatype type) const {
   reject("invalid datatype handle " + hex(type));
 }
 
-const TypeNode& TypeEngine::node(MPI_Datatype type) const { return *entry(type).node; }
-
 const TypeNode& TypeEngine::committed_node(MPI_Datatype type, const char* what) const {
   const CacheSlot& s = lookup(type);
   const TypeNode& n = *s.entry->node;

@@ -100,7 +100,10 @@ class TypeEngine {
   // `count` elements are one block of count*size bytes starting at true_lb.
   bool is_contiguous(MPI_Datatype type, MPI_Count count = 1) const;
   // The node itself, for callers that look a type up once per call.
-  const TypeNode& node(MPI_Datatype type) const;
+  const TypeNode& node(MPI_Datatype type) const {
+    const CacheSlot& s = slot(type);  // inline when recently used: a checked send asks per call
+    return *(s.entry && s.type == type ? s : lookup(type)).entry->node;
+  }
 
   // --- Data movement, in type-signature order; return the bytes written or read.
   MPI_Count pack_size(MPI_Count count, MPI_Datatype type) const;

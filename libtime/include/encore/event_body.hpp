@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -25,6 +26,35 @@ bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
 // when refused. For callers that keep one buffer from event to event.
 std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& ev,
                                  std::span<const std::uint64_t> counters, std::byte* out);
+// memcpy for the few dozen bytes of a body, inline: two overlapping fixed-size copies instead
+// of a call into the C library (it runs once per replayed call).
+[[gnu::always_inline]] inline void copy_short(std::byte* out, const std::byte* in, std::size_t n) {
+  if (n > 32) {
+    std::memcpy(out, in, n);
+  } else if (n >= 16) {
+    std::byte a[16], b[16];
+    std::memcpy(a, in, 16);
+    std::memcpy(b, in + n - 16, 16);
+    std::memcpy(out, a, 16);
+    std::memcpy(out + n - 16, b, 16);
+  } else if (n >= 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, in, 8);
+    std::memcpy(&b, in + n - 8, 8);
+    std::memcpy(out, &a, 8);
+    std::memcpy(out + n - 8, &b, 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
+  }
+}
+
+// copy_body_new_extras() for a body whose only extras are ev's payload references (a
+// replayed receive without call site): its head and arguments with the extras flag cleared,
+// into `out` (room for body.size() bytes). 0 when the body is not laid out so: then call
+// copy_body_new_extras().
+std::size_t copy_body_drop_payload_refs(std::span<const std::byte> body, const Event& ev,
+                                        std::byte* out);
+
 constexpr std::size_t copy_body_bound(std::size_t body_bytes, std::size_t counters) {
   return body_bytes + 2 + kMaxVarintBytes * (counters + 1);
 }

@@ -67,6 +67,10 @@ class RankTraceWriter {
   void write_bodies(std::uint16_t thread, std::span<const BodyTimes> events,
                     std::span<const std::byte> bodies);
 
+  // Writes the events and payload held so far as chunks, so that a process killed later
+  // leaves them readable (the replay profile calls it about once a second). Throws Error.
+  void flush();
+
   // Writes pending chunks and the trailers (end status 0 = complete, as libdump's) and closes.
   void close(std::uint8_t end_status = 0);
 
