@@ -36,9 +36,9 @@ def shown(trace, rank):
 class Polls(harness.TempDirTest):
     def test_every_poll_is_an_event(self):
         trace = self.tmp / "polls"
-        # Flushing every 4 ms cuts chunks inside runs: a chunk must then start with the
-        # run's first poll again, and still decode on its own.
-        rec = harness.record(trace, 2, POLLING, 5, options=["--flush-ms", "4"])
+        # Flushing every 5 ms (--flush-ms 10) cuts chunks inside runs: a chunk must then start
+        # with the run's first poll again, and still decode on its own.
+        rec = harness.record(trace, 2, POLLING, 20, options=["--flush-ms", "10"])
         want = counts(rec.stdout)
         self.assertEqual(sorted(want), sorted(FUNCTIONS))
         by_fn, indices = shown(trace, 0)

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   long calls[6] = {0};
   for (int phase = 0; phase < 6; ++phase) {
     const int tag = 10 * phase;
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 1's sleep starts when rank 0 starts polling */
     if (rank == 1) {
       usleep((useconds_t)ms * 1000);
       for (int k = 0; k < 2; ++k) MPI_Send(&phase, 1, MPI_INT, peer, tag + k, MPI_COMM_WORLD);
