@@ -83,6 +83,60 @@ class Call {
       put_int(rc);
   }
 
+  // Failed polls (MPI_Iprobe, MPI_Test... that found nothing) come in runs of identical calls.
+  // The shims of those functions call repeat_poll() after end(): when this one fails like the
+  // thread's previous event, with the same function and arguments (`a`, `b` and a request
+  // array summarise them exactly), it commits its raw times and the 2-byte repeat head only
+  // (format 1.2) and the shim returns. Else the shim encodes the call and ends with
+  // finish_poll(), which commits it and, if it failed, makes it the template of a run.
+  static std::uint64_t poll_pair(std::int64_t lo, std::int64_t hi) noexcept {
+    return static_cast<std::uint32_t>(lo) | static_cast<std::uint64_t>(hi) << 32;
+  }
+  ENCORE_HOT bool repeat_poll(bool failed, std::uint64_t a, std::uint64_t b,
+                              const MPI_Request* r = nullptr, std::int64_t n = 0) noexcept {
+    const ThreadStream::PollKey& k = ts_->poll_key;
+    if (!failed || ts_->poll_at != ts_->events() || k.a != a || k.b != b || k.fn != id_ ||
+        !in_place_ || !ts_->times_fit())
+      return false;
+    if (n > 0 && (ts_->poll_requests.size() != static_cast<std::size_t>(n) ||
+                  std::memcmp(ts_->poll_requests.data(), r, sizeof *r * ts_->poll_requests.size())))
+      return false;
+    buf_[0] = std::byte{event_format::kRepeatHead0};
+    buf_[1] = std::byte{event_format::kRepeatHead1};
+    pos_ = kHeadBytes;
+    RawTimes* t = ts_->times_cursor();
+    t->prev_t3 = ts_->prev_t3;
+    t->t0 = t0_;
+    t->t1 = t1_;
+    t->t2 = t2_;
+    t->flags = ts_->prev_flags | ts_->poll_flags;
+    ts_->commit_in_place(kHeadBytes);
+    ts_->poll_at = ts_->events();
+    finish_light();
+    active_ = false;
+    return true;
+  }
+  ENCORE_HOT void finish_poll(bool failed, std::uint64_t a, std::uint64_t b,
+                              const MPI_Request* r = nullptr, std::int64_t n = 0) {
+    // Only a template the writer can find again: in place, in the segment, with no extras.
+    const std::size_t at = ts_->body_offset();
+    const bool keep = failed && in_place_ && ts_->times_fit() && !extras_ && !rec_->call_extras &&
+                      !ts_->commit_work() && pos_ < RawTimes::kRepeatMaxLen &&
+                      at < RawTimes::kRepeatMaxAt;
+    const std::size_t len = pos_;
+    commit();
+    active_ = false;
+    if (!keep) return;
+    ts_->poll_key = {id_, a, b};
+    ts_->poll_at = ts_->events();
+    ts_->poll_flags = RawTimes::kRepeat | std::uint64_t{len} << RawTimes::kRepeatLenShift |
+                      std::uint64_t{at} << RawTimes::kRepeatAtShift;
+    if (n > 0)
+      ts_->poll_requests.assign(r, r + n);
+    else
+      ts_->poll_requests.clear();
+  }
+
   // Fields: scalar arguments written through a local cursor into room reserved once for the
   // run of them (the generated shims know each field's bound), so the cursor stays in a
   // register and no field checks the room.
@@ -247,7 +301,10 @@ class Call {
     TypeInfo& t = rec_->types.info(type);
     const auto bytes = static_cast<std::size_t>(count * t.size);
     if (t.contiguous && bytes <= kLightBytes && t2_) [[likely]] {
-      emit_send_hash(XXH3_64bits(static_cast<const std::byte*>(buf) + t.true_lb, bytes), bytes);
+      const std::byte* data = static_cast<const std::byte*>(buf) + t.true_lb;
+      // A constant length lets the compiler drop XXH3's dispatch on it: the 8-byte message
+      // (a double, a long) is the common tiny one. The same hash either way.
+      emit_send_hash(bytes == 8 ? XXH3_64bits(data, 8) : XXH3_64bits(data, bytes), bytes);
       return;
     }
     hash_send_typed(buf, count, type, t);
@@ -344,6 +401,9 @@ class Call {
     } else {
       commit_moved({ts_->prev_t3, t0_, t1_, t2_, ts_->prev_flags});
     }
+    finish_light();
+  }
+  ENCORE_HOT void finish_light() noexcept {
     if (locked_) locked_->unlock();
     // The clock read that closes our work costs as much as the rest of a light call's
     // recording, so it is taken after heavy work (payloads, hashes, packing, new objects,

@@ -15,11 +15,28 @@ struct RawTimes {
   // Set on the record after a call whose tool time (t3) was measured: the previous call's.
   static constexpr std::uint64_t kPrevMeasured = 1;     // exact: charged as measured
   static constexpr std::uint64_t kPrevLightSample = 2;  // a light call's sample (kTailSample)
+  // A failed poll repeating the thread's previous event (format 1.2): its body in the segment
+  // is only the 2-byte repeat head. The run's first poll (the template the reader copies) is
+  // at body offset kRepeatAt (bits 32..63) with kRepeatLen bytes (bits 8..31), in the same
+  // segment: a writer whose chunk starts inside the run writes the template there instead.
+  static constexpr std::uint64_t kRepeat = 4;
+  static constexpr unsigned kRepeatLenShift = 8;
+  static constexpr unsigned kRepeatAtShift = 32;
+  static constexpr std::uint64_t kRepeatMaxLen = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t kRepeatMaxAt = std::uint64_t{1} << 32;
   std::uint64_t prev_t3;  // when the previous call's tool work ended, if measured (else 0)
   std::uint64_t t0;       // before this call's pre-work, or 0 if it had none
   std::uint64_t t1;       // PMPI call entered
   std::uint64_t t2;       // PMPI call returned
-  std::uint64_t flags;    // kPrev* above
+  std::uint64_t flags;    // kPrev* and kRepeat above
+
+  bool repeat() const noexcept { return (flags & kRepeat) != 0; }
+  std::size_t repeat_at() const noexcept {
+    return static_cast<std::size_t>(flags >> kRepeatAtShift);
+  }
+  std::size_t repeat_len() const noexcept {
+    return static_cast<std::size_t>((flags >> kRepeatLenShift) & (kRepeatMaxLen - 1));
+  }
 };
 
 // Writer side: the per-thread state that turns raw records into the three timing fields,

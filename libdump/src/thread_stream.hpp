@@ -84,6 +84,7 @@ class ThreadStream {
   }
 
   std::uint64_t events() const noexcept { return events_; }
+  std::size_t body_offset() const noexcept { return ev_used_; }  // of the next event's body
   std::uint64_t payload_bytes() const noexcept { return payload_; }
   // Whether the call being committed has more to add than its arguments: send hashes taken
   // out of line, a stall.
@@ -125,7 +126,17 @@ class ThreadStream {
     std::uint64_t bytes;
   };
   std::vector<PendingHash> send_hashes;  // of the call being recorded
-  ThreadCounters counters;               // PAPI, when enabled
+  // Runs of identical failed polls (Call::repeat_poll): the last failed poll's function and
+  // arguments, events() right after it (a repeat must come next), the flags its repeats'
+  // RawTimes carry (where the template is), and a Test{any,all,some}'s request array.
+  struct PollKey {
+    std::uint64_t fn = 0, a = 0, b = 0;
+  };
+  PollKey poll_key;
+  std::uint64_t poll_at = ~std::uint64_t{0};
+  std::uint64_t poll_flags = 0;
+  std::vector<MPI_Request> poll_requests;
+  ThreadCounters counters;  // PAPI, when enabled
   std::vector<long long> counter_deltas;
 
  private:

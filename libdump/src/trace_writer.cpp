@@ -100,6 +100,24 @@ void TraceWriter::drain(bool tails) {
 
 namespace {
 
+// The bodies of the events from `from` to `to`, as one or two pieces. A chunk that starts
+// inside a run of repeated failed polls (format 1.2) starts with the run's template instead of
+// the first repeat head, so that every chunk decodes on its own; the template is earlier in
+// the same segment (a run never crosses segments).
+struct BodyParts {
+  std::span<const std::byte> part[2];
+  const std::span<const std::byte>* begin() const noexcept { return part; }
+  const std::span<const std::byte>* end() const noexcept { return part + 2; }
+};
+BodyParts event_bodies(const Segment& s, const Mark& from, const Mark& to,
+                       const RawTimes& first) noexcept {
+  const std::byte* body = s.body_data();
+  if (to.times > from.times && first.repeat())
+    return {{{body + first.repeat_at(), first.repeat_len()},
+             {body + from.bytes + 2, to.bytes - from.bytes - 2}}};
+  return {{{body + from.bytes, to.bytes - from.bytes}, {}}};
+}
+
 // The normal layout: each timing field in its own column (see event_format.hpp), encoded here
 // from the raw times the application thread left.
 void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
@@ -108,9 +126,11 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
   for (auto& c : columns) c.resize(n * kMaxVarintBytes);
   std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
   const std::byte* raw = s.times_data() + from.times;
+  RawTimes first{};
   for (std::size_t i = 0; i < n; ++i) {
     RawTimes r;
     std::memcpy(&r, raw + i * sizeof r, sizeof r);
+    if (i == 0) first = r;
     enc.encode(r, cursor);
   }
   for (unsigned i = 0; i < 3; ++i)
@@ -120,20 +140,21 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
   w.put_u8(event_format::kSplitTimes);
   for (const auto& c : columns) w.put_uvarint(c.size());
   for (const auto& c : columns) w.put_bytes(c);
-  w.put_bytes({s.body_data() + from.bytes, to.bytes - from.bytes});
+  for (const auto& part : event_bodies(s, from, to, first)) w.put_bytes(part);
 }
 
 // The interleaved layout a crash handler writes, which cannot allocate: the raw times are
 // encoded over themselves (an event's three varints are shorter than its record). Returns the
 // encoded length.
-std::size_t interleave_in_place(Segment& s, const Mark& from, const Mark& to,
-                                TimeEncoder& enc) noexcept {
+std::size_t interleave_in_place(Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
+                                RawTimes& first) noexcept {
   static_assert(3 * kMaxVarintBytes <= sizeof(RawTimes));
   std::byte* base = s.times_data() + from.times;
   std::byte* out = base;
   for (std::size_t at = 0; at < to.times - from.times; at += sizeof(RawTimes)) {
     RawTimes r;
     std::memcpy(&r, base + at, sizeof r);
+    if (at == 0) first = r;
     std::byte tmp[3][kMaxVarintBytes];
     std::byte* cursor[3] = {tmp[0], tmp[1], tmp[2]};
     enc.encode(r, cursor);
@@ -280,15 +301,18 @@ void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
   h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
   h.aux = ev ? done.payload : 0;
   std::byte prefix[1 + kMaxVarintBytes];
-  std::span<const std::byte> parts[3];
+  std::span<const std::byte> parts[4];
   std::size_t nparts = 1;
   if (ev) {
-    const std::size_t times = interleave_in_place(*s, done, upto, st.times);
+    RawTimes first{};
+    const std::size_t times = interleave_in_place(*s, done, upto, st.times, first);
     prefix[0] = std::byte{event_format::kInterleavedTimes};
     parts[0] = {prefix, 1 + encode_uvarint(times, prefix + 1)};
     parts[1] = {s->times_data() + done.times, times};
-    parts[2] = {s->body_data() + done.bytes, upto.bytes - done.bytes};
-    nparts = 3;
+    const BodyParts bodies = event_bodies(*s, done, upto, first);
+    parts[2] = bodies.part[0];
+    parts[3] = bodies.part[1];
+    nparts = 4;
   } else {
     parts[0] = {s->data() + done.bytes, upto.bytes - done.bytes};
   }

@@ -220,6 +220,27 @@ def status_encoder(name):
     return STATUS_ENCODERS.get(base_name(name))
 
 
+# Polls that come in runs of identical failed calls (format 1.2, Call::repeat_poll): when the
+# call found nothing, and two words (plus, for the array forms, the request array) that
+# determine its arguments exactly, statuses ignored or not included.
+_IGNORED = "(status_user == MPI_STATUS_IGNORE)"
+_ALL_IGNORED = "(array_of_statuses_user == MPI_STATUSES_IGNORE)"
+POLL_REPEATS = {
+    "MPI_Iprobe": ("!*flag", "c.poll_pair(source, tag)", f"c.poll_pair(comm, {_IGNORED})", None),
+    "MPI_Improbe": ("!*flag", "c.poll_pair(source, tag)", f"c.poll_pair(comm, {_IGNORED})", None),
+    "MPI_Test": ("!*flag", "c.poll_pair(request_in, 0)", _IGNORED, None),
+    "MPI_Testany": ("!*flag", "c.poll_pair(count, 0)", _IGNORED, ("array_of_requests_in", "count")),
+    "MPI_Testall": ("!*flag", "c.poll_pair(count, 0)", _ALL_IGNORED,
+                    ("array_of_requests_in", "count")),
+    "MPI_Testsome": ("*outcount == 0", "c.poll_pair(incount, 0)", _ALL_IGNORED,
+                     ("array_of_requests_in", "incount")),
+}
+
+
+def poll_repeat(name):
+    return POLL_REPEATS.get(name)
+
+
 # Receive layouts of collectives, as C++ expressions building an encore::dump::RecvLayout.
 _COLL_LAYOUTS = {
     "Bcast": "layout::bcast(c, buffer, count, datatype, root, comm)",

@@ -429,6 +429,13 @@ def emit_shim(f, modelled, params):
     rc = "result" if ret != "int" else "rc"
     body.append(f"  const {ret} {rc} = P{f.name}({call_args});")
     body.append(f"  c.end({'rc' if ret == 'int' else '0'});")
+    poll = overlay.poll_repeat(f.name) if modelled else None
+    if poll:
+        failed, a, b, array = poll
+        poll_args = "poll_failed, poll_a, poll_b" + (f", {array[0]}, {array[1]}" if array else "")
+        body.append(f"  const bool poll_failed = rc == MPI_SUCCESS && {failed};")
+        body.append(f"  const std::uint64_t poll_a = {a}, poll_b = {b};")
+        body.append(f"  if (c.repeat_poll({poll_args})) return rc;")
     if modelled:
         encoded = _encode(f, params)
         ins = [e for e in encoded if e[0] not in _OUT_ROLES]
@@ -440,6 +447,8 @@ def emit_shim(f, modelled, params):
             if post:
                 body.append(f"    {post}")
             body.append("  }")
+    if poll:
+        body.append(f"  c.finish_poll({poll_args});")
     body.append(f"  return {rc};")
     body.append("}")
     return "\n".join(body)

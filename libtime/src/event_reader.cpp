@@ -42,6 +42,7 @@ bool RankEventReader::load_chunk() {
     pos.payload = h.aux;
     thread_ = h.thread;
     left_in_chunk_ = h.count;
+    repeats_.reset();
     try {
       columns_ = EventColumns::of(chunk_.data);
     } catch (const Error& e) {
@@ -66,14 +67,17 @@ bool RankEventReader::next(Event& out) {
   out.index = pos.index;
   const std::span<const std::byte> body = columns_.body.rest();
   try {
-    decode_event(columns_, pos.end_ns, pos.payload, out);
+    if (!repeats_.expand(columns_, pos.end_ns, out))
+      decode_event(columns_, pos.end_ns, pos.payload, out);
+    if (left_in_chunk_ > 1) repeats_.keep_if_repeated(columns_, out);
   } catch (const Error& e) {
     problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) + ", event " +
                std::to_string(pos.index) + ": " + e.what();
     done_ = true;
     return false;
   }
-  last_body_ = body.first(body.size() - columns_.body.remaining());
+  last_body_ = repeats_.expanded() ? std::span<const std::byte>{}
+                                   : body.first(body.size() - columns_.body.remaining());
   pos.overhead += out.overhead_ns;
   out.raw_start_ns = out.start_ns + pos.overhead;
   pos.end_ns = out.end_ns;

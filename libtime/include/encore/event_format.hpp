@@ -56,6 +56,16 @@ inline constexpr std::uint8_t kHasError = 1;   // rc != MPI_SUCCESS follows
 inline constexpr std::uint8_t kHasExtras = 2;  // an extras list follows the arguments
 inline constexpr std::uint32_t kMaxFunctionId = (1u << (14 - kHeadFlagBits)) - 1;
 
+// Since 1.2: a failed poll (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall or
+// MPI_Testsome that found nothing) with the same function and arguments as the thread's
+// previous event in the same chunk has a body of this head alone (function id kRepeatId, no
+// flags): it decodes to a copy of that event (request references naming the same requests),
+// with its own index and its own times from the columns.
+inline constexpr std::uint32_t kRepeatId = kMaxFunctionId;
+inline constexpr std::uint32_t kRepeatHead = kRepeatId << kHeadFlagBits;
+inline constexpr std::uint8_t kRepeatHead0 = (kRepeatHead & 0x7f) | 0x80;  // its two bytes
+inline constexpr std::uint8_t kRepeatHead1 = kRepeatHead >> 7;
+
 // A buffer argument: the address itself means nothing on another machine.
 enum class BufFlag : std::uint8_t { normal = 0, in_place = 1, bottom = 2, null = 3, absent = 4 };
 

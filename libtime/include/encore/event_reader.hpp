@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "encore/event.hpp"
+#include "encore/event_repeat.hpp"
 #include "encore/stream_file.hpp"
 #include "encore/varint.hpp"
 
@@ -78,6 +79,7 @@ class RankEventReader {
   std::string problem_;
   std::vector<std::byte> trailer_;
   std::span<const std::byte> last_body_;
+  RepeatExpander repeats_;  // format 1.2's repeated polls
 };
 
 }  // namespace encore

@@ -1,0 +1,42 @@
+// Repeated failed polls (format 1.2): a run of identical MPI_Iprobe/MPI_Test... calls that
+// found nothing is recorded as its first event and then, per poll, only its times and a
+// 2-byte repeat head (event_format::kRepeatHead). RankEventReader hands every poll out as an
+// event of its own: this class keeps the event a repeat copies (the thread's previous event in
+// the chunk) and gives each repeat its own index and times.
+#pragma once
+
+#include <cstdint>
+
+#include "encore/event.hpp"
+#include "encore/event_format.hpp"
+#include "encore/varint.hpp"
+
+namespace encore {
+
+struct EventColumns;
+
+class RepeatExpander {
+ public:
+  static bool at_repeat(const ByteReader& body) noexcept {
+    const auto rest = body.rest();
+    return rest.size() >= 2 && rest[0] == std::byte{event_format::kRepeatHead0} &&
+           rest[1] == std::byte{event_format::kRepeatHead1};
+  }
+  // A new chunk: a repeat needs a template decoded from this chunk.
+  void reset() noexcept { have_template_ = expanded_ = false; }
+  // If the next event in `in` is a repeat: reads it into `out` (the template with out.index,
+  // out.thread kept and its own times after `prev_end_ns`) and returns true. Throws Error for
+  // a repeat with nothing before it in the chunk.
+  bool expand(EventColumns& in, std::uint64_t prev_end_ns, Event& out);
+  // After `ev` was decoded: keeps it if the next event in `in` repeats it.
+  void keep_if_repeated(const EventColumns& in, const Event& ev);
+  // Whether the last expand() read a repeat: the event has no body bytes of its own.
+  bool expanded() const noexcept { return expanded_; }
+
+ private:
+  Event template_;
+  bool have_template_ = false;
+  bool expanded_ = false;  // the last expand() read a repeat
+};
+
+}  // namespace encore
