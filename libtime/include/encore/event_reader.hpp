@@ -36,6 +36,11 @@ struct EventColumns {
 
 void decode_event(EventColumns& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
                   Event& out);
+// The same through the checked, table-interpreting path alone (decode_event takes the
+// straight-line decoders generated per function and falls back on it near a chunk's end): for
+// tests that hold the two against each other.
+void decode_event_generic(EventColumns& in, std::uint64_t prev_end_ns,
+                          std::uint64_t& payload_offset, Event& out);
 
 class RankEventReader {
  public:
