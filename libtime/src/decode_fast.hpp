@@ -30,11 +30,17 @@ struct Varint {
 // Any varint through the ByteReader (throws its errors); the pointer goes by value so it never
 // escapes to memory.
 [[gnu::noinline]] Varint uvarint_slow(const Body& b, const std::byte* p);
+// A varint of three bytes or more that has kMaxVarintBytes of room, unchecked; `next` is
+// nullptr when it is malformed (longer than 10 bytes or wider than 64 bits).
+[[gnu::noinline]] Varint uvarint_long(const std::byte* p) noexcept;
 
 inline std::uint64_t byte_at(const std::byte* p) { return static_cast<std::uint8_t>(*p); }
 
-// A uvarint the caller made room for (kMaxVarintBytes left at p): one and two bytes inline.
-[[gnu::always_inline]] inline std::uint64_t uv(const std::byte*& p, const Body& b) {
+// A uvarint the caller made room for (kMaxVarintBytes left at p): one and two bytes inline,
+// longer ones out of line, and a malformed one through `slow` (a ByteReader, for its message).
+// `slow` is only touched then, so what it needs is not even loaded on the fast path.
+template <class Slow>
+[[gnu::always_inline]] inline std::uint64_t uv_or(const std::byte*& p, Slow&& slow) {
   const std::uint64_t b0 = byte_at(p);
   if (b0 < 0x80) {
     p += 1;
@@ -45,37 +51,44 @@ inline std::uint64_t byte_at(const std::byte* p) { return static_cast<std::uint8
     p += 2;
     return (b0 & 0x7fu) | (b1 << 7);
   }
-  const Varint v = uvarint_slow(b, p);
+  Varint v = uvarint_long(p);
+  if (v.next == nullptr) v = slow(p);  // throws
   p = v.next;
   return v.value;
+}
+
+[[gnu::always_inline]] inline std::uint64_t uv(const std::byte*& p, const Body& b) {
+  return uv_or(p, [&b](const std::byte* q) { return uvarint_slow(b, q); });
 }
 
 // A uvarint anywhere: checked against the end.
 [[gnu::always_inline]] inline std::uint64_t uv_checked(const std::byte*& p, const Body& b) {
-  if (b.end - p >= 2) return uv(p, b);
+  if (b.end - p >= static_cast<std::ptrdiff_t>(kMaxVarintBytes)) return uv(p, b);
   const Varint v = uvarint_slow(b, p);
   p = v.next;
   return v.value;
 }
 
-inline void set_id(ArgValue& a, std::uint64_t v) {
+[[gnu::always_inline]] inline void set_id(ArgValue& a, std::uint64_t v) {
   a.present = true;
   a.scalar = static_cast<std::int64_t>(v);
 }
-inline void set_value(ArgValue& a, std::uint64_t v) {
+[[gnu::always_inline]] inline void set_value(ArgValue& a, std::uint64_t v) {
   a.present = true;
-  a.scalar = zigzag_decode(v);
+  a.scalar = static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));  // zigzag, always inlined
 }
-inline void set_nothing(ArgValue& a) {
+[[gnu::always_inline]] inline void set_nothing(ArgValue& a) {
   a.present = true;
   a.scalar = 0;
 }
-inline void set_absent(ArgValue& a) {
+[[gnu::always_inline]] inline void set_absent(ArgValue& a) {
   a.present = false;
   a.scalar = 0;
 }
 
-// Event::stale: bit i for args[i] holding more than present and scalar, bit 63 for the extras.
+// Event::stale: bit i for args[i] holding more than present and scalar, bit 63 for the extras;
+// Event::stale_requests and stale_statuses: bit i for args[i] holding requests or statuses
+// and nothing else.
 inline constexpr unsigned kExtrasBit = 63;
 inline constexpr std::uint64_t kExtrasStale = std::uint64_t{1} << kExtrasBit;
 inline void mark_stale(Event& ev, std::uint16_t param) {
@@ -87,7 +100,8 @@ inline void mark_stale(Event& ev, std::uint16_t param) {
 void reset_args(Event& ev, std::size_t n);
 [[gnu::always_inline]] inline void prepare_args(Event& ev, std::size_t n) {
   const std::uint64_t mask = n >= kExtrasBit ? ~kExtrasStale : (std::uint64_t{1} << n) - 1;
-  if (ev.args.size() < n || (ev.stale & mask) != 0 || n >= kExtrasBit) reset_args(ev, n);
+  const std::uint64_t stale = ev.stale | ev.stale_requests | ev.stale_statuses;
+  if (ev.args.size() < n || (stale & mask) != 0 || n >= kExtrasBit) reset_args(ev, n);
 }
 
 // One argument of any coding through the checked generic reader, from p (its first byte).
@@ -100,10 +114,12 @@ const std::byte* read_requests(const Body& b, const std::byte* p, std::uint16_t 
 const std::byte* read_status(const Body& b, const std::byte* p, std::uint16_t param, Event& ev);
 const std::byte* read_statuses(const Body& b, const std::byte* p, std::uint16_t param, Event& ev);
 
-// The generated switch: ev.function's arguments from p (just past the head and rc); `ok` is
-// rc == MPI_SUCCESS (outputs are only there then). Returns where the body goes on, or nullptr
-// when a run of ids and values lacks the room to be read unchecked (near the end of a chunk):
-// the caller then decodes the whole event again with the checked generic path.
-const std::byte* decode_args(const Body& b, const std::byte* p, bool ok, Event& ev);
+// The generated switch (event_decode_cases.inc, included where it is used) is
+//   const std::byte* decode_args(unsigned id, const Body& b, const std::byte* p, bool ok,
+//                                Event& ev)
+// function id's arguments from p (just past the head and rc); `ok` is rc == MPI_SUCCESS
+// (outputs are only there then). It returns where the body goes on, or nullptr when a run of
+// ids and values lacks the room to be read unchecked (near the end of a chunk): the caller then
+// decodes the arguments again with the checked generic path.
 
 }  // namespace encore::decode

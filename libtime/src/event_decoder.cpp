@@ -390,8 +390,9 @@ constexpr std::ptrdiff_t kVarintRoom = kMaxVarintBytes;
 constexpr std::ptrdiff_t kRequestRoom = 3 * kVarintRoom;
 constexpr std::ptrdiff_t kStatusRoom = 5 * kMaxVarintBytes;
 
-ArgValue& begin_list(Event& ev, std::uint16_t param) {
-  decode::mark_stale(ev, param);
+// A list argument about to be filled: present, and marked for clearing by a later event.
+ArgValue& begin_list(std::uint64_t& stale_mask, Event& ev, std::uint16_t param) {
+  if (param < decode::kExtrasBit) stale_mask |= std::uint64_t{1} << param;
   ArgValue& a = ev.args[param];
   decode::set_nothing(a);
   return a;
@@ -407,16 +408,35 @@ Varint uvarint_slow(const Body& b, const std::byte* p) {
   return {v, b.base + b.reader.position()};
 }
 
+Varint uvarint_long(const std::byte* p) noexcept {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < kMaxVarintBytes; ++i) {
+    const std::uint64_t byte = byte_at(p + i);
+    if (i == kMaxVarintBytes - 1 && byte > 1) break;  // wider than 64 bits
+    v |= (byte & 0x7fu) << (7 * i);
+    if (byte < 0x80) return {v, p + i + 1};
+  }
+  return {0, nullptr};
+}
+
 void reset_args(Event& ev, std::size_t n) {
   if (ev.args.size() < n) ev.args.resize(n);
   if (n >= kExtrasBit) {  // no such function today; clear all rather than track
     for (std::size_t i = 0; i < n; ++i) clear_arg(ev.args[i]);
+    ev.stale_requests = ev.stale_statuses = 0;
     return;
   }
   const std::uint64_t mask = (std::uint64_t{1} << n) - 1;
+  ArgValue* const args = ev.args.data();
   for (std::uint64_t bits = ev.stale & mask; bits != 0; bits &= bits - 1)
-    clear_arg(ev.args[static_cast<std::size_t>(std::countr_zero(bits))]);
+    clear_arg(args[std::countr_zero(bits)]);
+  for (std::uint64_t bits = ev.stale_requests & mask; bits != 0; bits &= bits - 1)
+    args[std::countr_zero(bits)].requests.clear();
+  for (std::uint64_t bits = ev.stale_statuses & mask; bits != 0; bits &= bits - 1)
+    args[std::countr_zero(bits)].statuses.clear();
   ev.stale &= ~mask;
+  ev.stale_requests &= ~mask;
+  ev.stale_statuses &= ~mask;
 }
 
 const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t param, Coding coding,
@@ -430,13 +450,13 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
 
 const std::byte* read_request(const Body& b, const std::byte* p, std::uint16_t param, Event& ev) {
   if (b.end - p < kRequestRoom) return read_checked(b, p, param, Coding::request, ev);
-  begin_list(ev, param).requests.push_back(request_at(p, b, ev));
+  begin_list(ev.stale_requests, ev, param).requests.push_back(request_at(p, b, ev));
   return p;
 }
 
 const std::byte* read_status(const Body& b, const std::byte* p, std::uint16_t param, Event& ev) {
   if (b.end - p < kStatusRoom) return read_checked(b, p, param, Coding::status, ev);
-  begin_list(ev, param).statuses.push_back(status_at(p, b));
+  begin_list(ev.stale_statuses, ev, param).statuses.push_back(status_at(p, b));
   return p;
 }
 
@@ -447,10 +467,24 @@ const std::byte* read_requests(const Body& b, const std::byte* p, std::uint16_t 
   const std::byte* q = p;
   if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::requests, ev);
   const std::uint64_t n = uv(q, b);
-  if (n > static_cast<std::uint64_t>((b.end - q) / kRequestRoom))
-    return read_checked(b, p, param, Coding::requests, ev);
-  auto& list = begin_list(ev, param).requests;
-  for (std::uint64_t i = 0; i < n; ++i) list.push_back(request_at(q, b, ev));
+  const auto room = static_cast<std::uint64_t>(b.end - q);
+  if (n > room || n * kRequestRoom > room) return read_checked(b, p, param, Coding::requests, ev);
+  auto& list = begin_list(ev.stale_requests, ev, param).requests;
+  if (list.capacity() < n) list.reserve(n);
+  const std::uint16_t thread = ev.thread;
+  const std::uint64_t index = ev.index;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t v = uv(q, b);
+    if (v == 0) {
+      list.push_back(RequestRef{});
+    } else if ((v & 1) == 0) {
+      if ((v >> 1) > index) throw Error("request refers to an event before the stream start");
+      list.push_back(RequestRef{false, thread, index - (v >> 1)});
+    } else {
+      const auto t = static_cast<std::uint16_t>(uv(q, b));
+      list.push_back(RequestRef{false, t, uv(q, b)});
+    }
+  }
   return q;
 }
 
@@ -458,36 +492,20 @@ const std::byte* read_statuses(const Body& b, const std::byte* p, std::uint16_t 
   const std::byte* q = p;
   if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::statuses, ev);
   const std::uint64_t n = uv(q, b);
-  if (n > static_cast<std::uint64_t>((b.end - q) / kStatusRoom))
-    return read_checked(b, p, param, Coding::statuses, ev);
-  auto& list = begin_list(ev, param).statuses;
+  const auto room = static_cast<std::uint64_t>(b.end - q);
+  if (n > room || n * kStatusRoom > room) return read_checked(b, p, param, Coding::statuses, ev);
+  auto& list = begin_list(ev.stale_statuses, ev, param).statuses;
+  if (list.capacity() < n) list.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) list.push_back(status_at(q, b));
   return q;
 }
 
 }  // namespace decode
+}  // namespace encore
 
-EventColumns EventColumns::of(std::span<const std::byte> chunk) {
-  EventColumns c;
-  ByteReader whole(chunk);
-  const auto layout = whole.read_u8();
-  if (layout == event_format::kInterleavedTimes) {
-    c.interleaved = true;
-    c.gap = ByteReader(whole.read_bytes(whole.read_uvarint()));
-  } else if (layout == event_format::kSplitTimes) {
-    const auto n_gap = whole.read_uvarint();
-    const auto n_duration = whole.read_uvarint();
-    const auto n_overhead = whole.read_uvarint();
-    c.gap = ByteReader(whole.read_bytes(n_gap));
-    c.duration = ByteReader(whole.read_bytes(n_duration));
-    c.overhead = ByteReader(whole.read_bytes(n_overhead));
-  } else {
-    throw Error("unknown events chunk layout " + std::to_string(layout));
-  }
-  c.body = ByteReader(whole.rest());
-  return c;
-}
+#include "event_decode_cases.inc"
 
+namespace encore {
 namespace {
 
 template <bool kGenerated>
@@ -512,7 +530,8 @@ void decode_one(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t&
   ev.overhead_ns = overhead;
   ev.rc = rc;
   if (ev.stale & decode::kExtrasStale) clear_extras(ev);
-  const std::byte* after = kGenerated ? decode::decode_args(b, in, rc == 0, ev) : nullptr;
+  const std::byte* after =
+      kGenerated ? decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, ev) : nullptr;
   if (after == nullptr) after = decode_args_generic(b, in, rc == 0, ev);
   if (head & event_format::kHasExtras) {
     ev.stale |= decode::kExtrasStale;
@@ -522,7 +541,40 @@ void decode_one(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t&
   reader.seek(static_cast<std::size_t>(after - base));
 }
 
+// A time column's uvarint with room for the longest, one and two bytes inline.
+[[gnu::always_inline]] inline std::uint64_t time_uv(const std::byte*& p, ByteReader& column) {
+  return decode::uv_or(p, [&column](const std::byte* q) {
+    const std::byte* const base = column.bytes().data();
+    return decode::uvarint_slow(decode::Body{column, base, base + column.bytes().size()}, q);
+  });
+}
+
+bool has_room(const std::byte* p, const std::byte* end) {
+  return end - p >= static_cast<std::ptrdiff_t>(kMaxVarintBytes);
+}
+
 }  // namespace
+
+EventColumns EventColumns::of(std::span<const std::byte> chunk) {
+  EventColumns c;
+  ByteReader whole(chunk);
+  const auto layout = whole.read_u8();
+  if (layout == event_format::kInterleavedTimes) {
+    c.interleaved = true;
+    c.gap = ByteReader(whole.read_bytes(whole.read_uvarint()));
+  } else if (layout == event_format::kSplitTimes) {
+    const auto n_gap = whole.read_uvarint();
+    const auto n_duration = whole.read_uvarint();
+    const auto n_overhead = whole.read_uvarint();
+    c.gap = ByteReader(whole.read_bytes(n_gap));
+    c.duration = ByteReader(whole.read_bytes(n_duration));
+    c.overhead = ByteReader(whole.read_bytes(n_overhead));
+  } else {
+    throw Error("unknown events chunk layout " + std::to_string(layout));
+  }
+  c.body = ByteReader(whole.rest());
+  return c;
+}
 
 void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
                   Event& ev) {
@@ -532,6 +584,58 @@ void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_
 void decode_event_generic(EventColumns& columns, std::uint64_t prev_end_ns,
                           std::uint64_t& payload_offset, Event& ev) {
   decode_one<false>(columns, prev_end_ns, payload_offset, ev);
+}
+
+// The hot path of every reader of events: the generated decoders inline here, the columns are
+// walked with bare pointers, and anything near a column's end or in an interleaved chunk goes
+// through decode_event on the column readers (checked, with their messages).
+bool RankEventReader::next(Event& out) {
+  if (left_in_chunk_ == 0 && !next_chunk()) return false;
+  ThreadPos& pos = *pos_;
+  out.thread = thread_;
+  out.index = pos.index;
+  const std::byte* const body_start = body_.p;
+  try {
+    if (split_ && has_room(gap_.p, gap_.end) && has_room(duration_.p, duration_.end) &&
+        has_room(overhead_.p, overhead_.end) && has_room(body_.p, body_.end)) {
+      const std::uint64_t gap = time_uv(gap_.p, columns_.gap);
+      const std::uint64_t duration = time_uv(duration_.p, columns_.duration);
+      const std::uint64_t overhead = time_uv(overhead_.p, columns_.overhead);
+      const std::byte* const base = columns_.body.bytes().data();
+      const decode::Body b{columns_.body, base, body_.end};
+      const std::byte* in = body_.p;
+      const std::uint64_t head = decode::uv(in, b);
+      const auto id = head >> event_format::kHeadFlagBits;
+      if (id >= fn::kCount)
+        throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
+      const std::int64_t rc =
+          (head & event_format::kHasError) ? zigzag_decode(decode::uv_checked(in, b)) : 0;
+      out.function = static_cast<std::uint16_t>(id);
+      out.start_ns = pos.end_ns + gap;
+      out.end_ns = out.start_ns + duration;
+      out.overhead_ns = overhead;
+      out.rc = rc;
+      if (out.stale & decode::kExtrasStale) clear_extras(out);
+      const std::byte* after = decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, out);
+      if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
+      if (head & event_format::kHasExtras) {
+        out.stale |= decode::kExtrasStale;
+        after = read_extras_fast(b, after, pos.payload, out);
+      }
+      body_.p = after;
+    } else {
+      decode_checked(out);
+    }
+  } catch (const Error& e) {
+    return fail(e);
+  }
+  last_body_ = {body_start, body_.p};
+  pos.overhead += out.overhead_ns;
+  out.raw_start_ns = out.start_ns + pos.overhead;
+  pos.end_ns = out.end_ns;
+  ++pos.index;
+  if (--left_in_chunk_ == 0) check_chunk_end();
+  return true;
 }
 
 }  // namespace encore

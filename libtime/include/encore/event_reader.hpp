@@ -69,11 +69,23 @@ class RankEventReader {
     std::uint64_t payload = 0;
     std::uint64_t overhead = 0;
   };
+  // A column of the current chunk as bare pointers, which next() keeps in registers.
+  struct Cursor {
+    const std::byte* p = nullptr;
+    const std::byte* end = nullptr;
+  };
   bool load_chunk();
+  bool next_chunk();                   // when the chunk is used up: the next one, or false
+  void decode_checked(Event& out);     // through columns_ (with their checks and messages)
+  bool fail(const std::exception& e);  // a decoding error: the stream stops there
+  void check_chunk_end();              // after a chunk's last event
+  void set_cursors();                  // from columns_' positions
 
   StreamFileReader reader_;
   Chunk chunk_;
   EventColumns columns_;
+  Cursor gap_, duration_, overhead_, body_;
+  bool split_ = false;  // times in three columns (else interleaved: decode_checked)
   std::uint32_t left_in_chunk_ = 0;
   std::uint16_t thread_ = 0;
   std::vector<ThreadPos> threads_;  // by thread id (at most 65536, as the file reader's)
