@@ -86,22 +86,28 @@ template <class Slow>
   a.scalar = 0;
 }
 
-// Event::stale: bit i for args[i] holding more than present and scalar, bit 63 for the extras;
-// Event::stale_requests and stale_statuses: bit i for args[i] holding requests or statuses
-// and nothing else.
+// Event::stale: bit i for args[i] holding more than present and scalar, bit 63 for the common
+// extras, bit 62 for the others; Event::stale_requests and stale_statuses: bit i for args[i]
+// holding requests or statuses and nothing else. Functions of more than kTrackedArgs
+// parameters (none today) have all their arguments cleared.
 inline constexpr unsigned kExtrasBit = 63;
 inline constexpr std::uint64_t kExtrasStale = std::uint64_t{1} << kExtrasBit;
+inline constexpr std::uint64_t kRareExtrasStale = std::uint64_t{1} << 62;
+inline constexpr unsigned kTrackedArgs = 62;
 inline void mark_stale(Event& ev, std::uint16_t param) {
-  if (param < kExtrasBit) ev.stale |= std::uint64_t{1} << param;
+  if (param < kTrackedArgs) ev.stale |= std::uint64_t{1} << param;
 }
 
 // Makes args[0, n) exist with nothing stale in them (present and scalar are left for the
-// decoder to overwrite).
+// decoder to overwrite); clear_lists when only requests and statuses are stale.
 void reset_args(Event& ev, std::size_t n);
+void clear_lists(Event& ev, std::uint64_t mask);
 [[gnu::always_inline]] inline void prepare_args(Event& ev, std::size_t n) {
-  const std::uint64_t mask = n >= kExtrasBit ? ~kExtrasStale : (std::uint64_t{1} << n) - 1;
-  const std::uint64_t stale = ev.stale | ev.stale_requests | ev.stale_statuses;
-  if (ev.args.size() < n || (stale & mask) != 0 || n >= kExtrasBit) reset_args(ev, n);
+  const std::uint64_t mask = n >= kTrackedArgs ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  if (ev.args.size() < n || (ev.stale & mask) != 0 || n >= kTrackedArgs)
+    reset_args(ev, n);
+  else if (((ev.stale_requests | ev.stale_statuses) & mask) != 0)
+    clear_lists(ev, mask);
 }
 
 // One argument of any coding through the checked generic reader, from p (its first byte).
@@ -109,10 +115,7 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
                               Event& ev);
 // The codings the point-to-point calls use most, with unchecked fast paths when the body has
 // room for the whole argument; else read_checked.
-const std::byte* read_request(const Body& b, const std::byte* p, std::uint16_t param, Event& ev);
-const std::byte* read_requests(const Body& b, const std::byte* p, std::uint16_t param, Event& ev);
-const std::byte* read_status(const Body& b, const std::byte* p, std::uint16_t param, Event& ev);
-const std::byte* read_statuses(const Body& b, const std::byte* p, std::uint16_t param, Event& ev);
+// (Defined in event_decoder.cpp, inlined into the generated cases.)
 
 // The generated switch (event_decode_cases.inc, included where it is used) is
 //   const std::byte* decode_args(unsigned id, const Body& b, const std::byte* p, bool ok,

@@ -258,16 +258,19 @@ void clear_arg(ArgValue& a) {
   a.text.clear();
 }
 
+// The extras a point-to-point call carries, and the others only when some were read.
 void clear_extras(Event& ev) {
   ev.payloads.clear();
   ev.send_hashes.clear();
-  ev.signatures.clear();
   ev.callsite.reset();
-  ev.counters.clear();
   ev.stall_ns = 0;
-  ev.attribute.reset();
-  ev.neighbours.reset();
-  ev.stale &= ~decode::kExtrasStale;
+  if (ev.stale & decode::kRareExtrasStale) {
+    ev.signatures.clear();
+    ev.counters.clear();
+    ev.attribute.reset();
+    ev.neighbours.reset();
+  }
+  ev.stale &= ~(decode::kExtrasStale | decode::kRareExtrasStale);
 }
 
 // The generic path, for what the generated decoders leave (a run of ids and values near the end
@@ -307,6 +310,7 @@ const std::byte* decode_args_generic(const decode::Body& b, const std::byte* in,
 // Extras through the ByteReader from p (a tag), to the end tag included.
 const std::byte* read_extras_checked(const decode::Body& b, const std::byte* p,
                                      std::uint64_t& payload_offset, Event& ev) {
+  ev.stale |= decode::kRareExtrasStale;
   ByteReader local = b.reader;  // in registers, unlike the column reader
   local.seek(static_cast<std::size_t>(p - b.base));
   read_extras(local, payload_offset, ev);
@@ -392,7 +396,7 @@ constexpr std::ptrdiff_t kStatusRoom = 5 * kMaxVarintBytes;
 
 // A list argument about to be filled: present, and marked for clearing by a later event.
 ArgValue& begin_list(std::uint64_t& stale_mask, Event& ev, std::uint16_t param) {
-  if (param < decode::kExtrasBit) stale_mask |= std::uint64_t{1} << param;
+  if (param < decode::kTrackedArgs) stale_mask |= std::uint64_t{1} << param;
   ArgValue& a = ev.args[param];
   decode::set_nothing(a);
   return a;
@@ -421,20 +425,25 @@ Varint uvarint_long(const std::byte* p) noexcept {
 
 void reset_args(Event& ev, std::size_t n) {
   if (ev.args.size() < n) ev.args.resize(n);
-  if (n >= kExtrasBit) {  // no such function today; clear all rather than track
+  if (n >= kTrackedArgs) {  // no such function today; clear all rather than track
     for (std::size_t i = 0; i < n; ++i) clear_arg(ev.args[i]);
+    ev.stale &= kExtrasStale | kRareExtrasStale;
     ev.stale_requests = ev.stale_statuses = 0;
     return;
   }
   const std::uint64_t mask = (std::uint64_t{1} << n) - 1;
-  ArgValue* const args = ev.args.data();
   for (std::uint64_t bits = ev.stale & mask; bits != 0; bits &= bits - 1)
-    clear_arg(args[std::countr_zero(bits)]);
+    clear_arg(ev.args[std::countr_zero(bits)]);
+  ev.stale &= ~mask;
+  clear_lists(ev, mask);
+}
+
+void clear_lists(Event& ev, std::uint64_t mask) {
+  ArgValue* const args = ev.args.data();
   for (std::uint64_t bits = ev.stale_requests & mask; bits != 0; bits &= bits - 1)
     args[std::countr_zero(bits)].requests.clear();
   for (std::uint64_t bits = ev.stale_statuses & mask; bits != 0; bits &= bits - 1)
     args[std::countr_zero(bits)].statuses.clear();
-  ev.stale &= ~mask;
   ev.stale_requests &= ~mask;
   ev.stale_statuses &= ~mask;
 }
@@ -448,13 +457,15 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
   return b.base + local.position();
 }
 
-const std::byte* read_request(const Body& b, const std::byte* p, std::uint16_t param, Event& ev) {
+[[gnu::always_inline]] inline const std::byte* read_request(const Body& b, const std::byte* p,
+                                                            std::uint16_t param, Event& ev) {
   if (b.end - p < kRequestRoom) return read_checked(b, p, param, Coding::request, ev);
   begin_list(ev.stale_requests, ev, param).requests.push_back(request_at(p, b, ev));
   return p;
 }
 
-const std::byte* read_status(const Body& b, const std::byte* p, std::uint16_t param, Event& ev) {
+[[gnu::always_inline]] inline const std::byte* read_status(const Body& b, const std::byte* p,
+                                                           std::uint16_t param, Event& ev) {
   if (b.end - p < kStatusRoom) return read_checked(b, p, param, Coding::status, ev);
   begin_list(ev.stale_statuses, ev, param).statuses.push_back(status_at(p, b));
   return p;
@@ -463,7 +474,8 @@ const std::byte* read_status(const Body& b, const std::byte* p, std::uint16_t pa
 // Arrays: unchecked when the body has room for n of the largest element. That also bounds the
 // memory they take by the chunk's size; anything else (a bad length included, for its message)
 // goes through read_checked from the start of the argument.
-const std::byte* read_requests(const Body& b, const std::byte* p, std::uint16_t param, Event& ev) {
+[[gnu::always_inline]] inline const std::byte* read_requests(const Body& b, const std::byte* p,
+                                                             std::uint16_t param, Event& ev) {
   const std::byte* q = p;
   if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::requests, ev);
   const std::uint64_t n = uv(q, b);
@@ -488,7 +500,8 @@ const std::byte* read_requests(const Body& b, const std::byte* p, std::uint16_t 
   return q;
 }
 
-const std::byte* read_statuses(const Body& b, const std::byte* p, std::uint16_t param, Event& ev) {
+[[gnu::always_inline]] inline const std::byte* read_statuses(const Body& b, const std::byte* p,
+                                                             std::uint16_t param, Event& ev) {
   const std::byte* q = p;
   if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::statuses, ev);
   const std::uint64_t n = uv(q, b);

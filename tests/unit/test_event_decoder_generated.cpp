@@ -155,7 +155,9 @@ void expect_identical(const Event& a, const Event& b) {
   EXPECT_EQ(a.stall_ns, b.stall_ns);
   EXPECT_EQ(a.attribute, b.attribute);
   ASSERT_EQ(a.neighbours.has_value(), b.neighbours.has_value());
-  if (a.neighbours) EXPECT_EQ(a.neighbours->sources, b.neighbours->sources);
+  if (a.neighbours) {
+    EXPECT_EQ(a.neighbours->sources, b.neighbours->sources);
+  }
 }
 
 // Every function several times with different values, outcomes and extras; returns what was
@@ -182,7 +184,7 @@ std::vector<Event> write_all(const std::filesystem::path& dir, std::size_t chunk
       fill(table[id].params[i].role, e.args[i], k + i, e);
     std::vector<std::byte> payload;
     if (k % 3 == 0) {
-      e.payloads.push_back({k % 4, 2 + k % 30, k % 7, k % 2 ? 8 : 300, 0});
+      e.payloads.push_back({k % 4, 2 + k % 30, k % 7, k % 2 ? 8u : 300u, 0});
       payload.resize(e.payloads.back().bytes, std::byte{1});
     }
     if (k % 4 == 0) e.send_hashes.push_back({k * 0x9e3779b97f4a7c15ull, k % 1000});

@@ -88,9 +88,10 @@ struct Event {
   std::optional<std::int64_t> attribute;
   std::optional<NeighbourLists> neighbours;
   // Decoder bookkeeping: bit i set when args[i] may hold more than present and scalar (lists,
-  // requests, statuses, text, real, flags), bit 63 when the extras fields may be set; in the
-  // other two, bit i when args[i] may hold requests (statuses) and nothing else. The decoder
-  // clears only those, so reusing an Event costs little; all of `stale` set in a new Event.
+  // requests, statuses, text, real, flags), bit 63 when payloads, send hashes, call site or
+  // stall may be set, bit 62 when the other extras may be; in the other two, bit i when
+  // args[i] may hold requests (statuses) and nothing else. The decoder clears only those, so
+  // reusing an Event costs little; all of `stale` set in a new Event.
   std::uint64_t stale = ~std::uint64_t{0};
   std::uint64_t stale_requests = 0;
   std::uint64_t stale_statuses = 0;
