@@ -115,7 +115,7 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
                               Event& ev);
 // The codings the point-to-point calls use most, with unchecked fast paths when the body has
 // room for the whole argument; else read_checked.
-// (Defined in event_decoder.cpp, inlined into the generated cases.)
+// (Defined in event_decoder.cpp, before the generated cases.)
 
 // The generated switch (event_decode_cases.inc, included where it is used) is
 //   const std::byte* decode_args(unsigned id, const Body& b, const std::byte* p, bool ok,

@@ -457,15 +457,15 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
   return b.base + local.position();
 }
 
-[[gnu::always_inline]] inline const std::byte* read_request(const Body& b, const std::byte* p,
-                                                            std::uint16_t param, Event& ev) {
+[[gnu::noinline]] const std::byte* read_request(const Body& b, const std::byte* p,
+                                                std::uint16_t param, Event& ev) {
   if (b.end - p < kRequestRoom) return read_checked(b, p, param, Coding::request, ev);
   begin_list(ev.stale_requests, ev, param).requests.push_back(request_at(p, b, ev));
   return p;
 }
 
-[[gnu::always_inline]] inline const std::byte* read_status(const Body& b, const std::byte* p,
-                                                           std::uint16_t param, Event& ev) {
+[[gnu::noinline]] const std::byte* read_status(const Body& b, const std::byte* p,
+                                               std::uint16_t param, Event& ev) {
   if (b.end - p < kStatusRoom) return read_checked(b, p, param, Coding::status, ev);
   begin_list(ev.stale_statuses, ev, param).statuses.push_back(status_at(p, b));
   return p;
@@ -474,8 +474,8 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
 // Arrays: unchecked when the body has room for n of the largest element. That also bounds the
 // memory they take by the chunk's size; anything else (a bad length included, for its message)
 // goes through read_checked from the start of the argument.
-[[gnu::always_inline]] inline const std::byte* read_requests(const Body& b, const std::byte* p,
-                                                             std::uint16_t param, Event& ev) {
+[[gnu::noinline]] const std::byte* read_requests(const Body& b, const std::byte* p,
+                                                 std::uint16_t param, Event& ev) {
   const std::byte* q = p;
   if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::requests, ev);
   const std::uint64_t n = uv(q, b);
@@ -500,8 +500,8 @@ const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t p
   return q;
 }
 
-[[gnu::always_inline]] inline const std::byte* read_statuses(const Body& b, const std::byte* p,
-                                                             std::uint16_t param, Event& ev) {
+[[gnu::noinline]] const std::byte* read_statuses(const Body& b, const std::byte* p,
+                                                 std::uint16_t param, Event& ev) {
   const std::byte* q = p;
   if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::statuses, ev);
   const std::uint64_t n = uv(q, b);
