@@ -20,3 +20,13 @@ set(ENCORE_MPI_TABLE_SOURCES ${ENCORE_GEN_DIR}/mpi_table.cpp)
 foreach(var ENCORE_GENERATED_INCLUDE_DIR ENCORE_GENERATOR ENCORE_GENERATOR_INPUTS)
   set(${var} ${${var}} PARENT_SCOPE)
 endforeach()
+
+# Straight-line event decoders, one per function's sequence of parameter codings.
+add_custom_command(
+  OUTPUT ${ENCORE_GEN_DIR}/decode/event_decode_cases.inc
+  COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/gen/decode_gen.py
+          --mpi-include ${ENCORE_MPI_H} --output ${ENCORE_GEN_DIR}/decode/event_decode_cases.inc
+  DEPENDS ${ENCORE_GENERATOR_INPUTS} ${CMAKE_CURRENT_SOURCE_DIR}/gen/decode_gen.py
+  COMMENT "Generating the event decoders from ${ENCORE_MPI_H}/mpi.h")
+set(ENCORE_DECODER_SOURCES ${ENCORE_GEN_DIR}/decode/event_decode_cases.inc)
+set(ENCORE_DECODER_INCLUDE_DIR ${ENCORE_GEN_DIR}/decode)

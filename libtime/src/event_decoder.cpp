@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "decode_fast.hpp"
+
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
@@ -61,27 +63,12 @@ RequestRef read_request(ByteReader& in, std::uint16_t thread, std::uint64_t inde
 struct Step {
   std::uint16_t param;
   Coding coding;
-  std::uint8_t zigzag = 0;  // 1 for Coding::value: the shift that undoes zigzag
-  std::uint8_t run = 0;     // ids and values from this step on (0: not one)
 };
 
-constexpr bool is_scalar(Coding c) noexcept { return c == Coding::id || c == Coding::value; }
-
-// Counts the runs of ids and values: the decoder reads a run without bounds checks when the
-// body has room for all of it (kMaxVarintBytes each).
-void mark_runs(std::vector<Step>& steps) {
-  std::uint8_t run = 0;
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    run = is_scalar(it->coding) ? static_cast<std::uint8_t>(std::min(run + 1, 255)) : 0;
-    it->run = run;
-    it->zigzag = it->coding == Coding::value ? 1 : 0;
-  }
-}
-
-// Each function's steps, worked out once from the table: the first `inputs` steps are the
-// inputs in parameter order, the rest the outputs (read only when the call succeeded). Saves
-// the per-parameter role dispatch. `unset` lists the parameters no step fills (opaque ones),
-// which decode as absent.
+// Each function's steps, worked out once from the table, for the generic path (the generated
+// decoders follow the same order): the first `inputs` steps are the inputs in parameter order,
+// the rest the outputs (read only when the call succeeded). `unset` lists the parameters no
+// step fills (opaque ones), which decode as absent.
 struct Plan {
   std::uint16_t params = 0;
   std::size_t inputs = 0;
@@ -89,12 +76,8 @@ struct Plan {
   std::vector<std::uint16_t> unset;
 };
 
-constexpr unsigned kExtrasBit = 63;  // in Event::stale
-constexpr std::uint64_t kExtrasStale = std::uint64_t{1} << kExtrasBit;
-
 struct Plans {
   std::vector<Plan> by_id;
-  std::uint16_t max_params = 0;
 };
 
 const Plans& plans() {
@@ -113,13 +96,9 @@ const Plans& plans() {
         }
         (is_output(role) ? outputs : inputs).push_back({param, coding_of(role)});
       }
-      // Runs stop where the outputs start: those are not read after a failed call.
-      mark_runs(inputs);
-      mark_runs(outputs);
       plan.inputs = inputs.size();
       plan.steps = std::move(inputs);
       plan.steps.insert(plan.steps.end(), outputs.begin(), outputs.end());
-      t.max_params = std::max(t.max_params, plan.params);
       t.by_id.push_back(std::move(plan));
     }
     return t;
@@ -267,21 +246,6 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   }
 }
 
-// The body column is walked with a bare pointer that the decoding loop keeps in a register,
-// where a ByteReader's position would be reloaded after every store into the Event (a
-// std::size_t may alias an Event field). Anything but a one- or two-byte varint goes to the
-// ByteReader, with its checks and messages; the pointer goes by value so it never escapes.
-struct Varint {
-  std::uint64_t value;
-  const std::byte* next;
-};
-
-[[gnu::noinline]] Varint uvarint_slow(ByteReader& r, const std::byte* base, const std::byte* p) {
-  r.seek(static_cast<std::size_t>(p - base));
-  const std::uint64_t v = r.read_uvarint();
-  return {v, base + r.position()};
-}
-
 void clear_arg(ArgValue& a) {
   a.present = false;
   a.scalar = 0;
@@ -294,102 +258,312 @@ void clear_arg(ArgValue& a) {
   a.text.clear();
 }
 
-// Makes args[0, n) hold nothing but possibly stale present/scalar fields (which every step
-// and the unset list overwrite). Only the entries marked stale are cleared: the vectors are
-// reused between events, never shrunk, so decoding allocates nothing in the steady state.
+// The extras a point-to-point call carries, and the others only when some were read.
+void clear_extras(Event& ev) {
+  ev.payloads.clear();
+  ev.send_hashes.clear();
+  ev.callsite.reset();
+  ev.stall_ns = 0;
+  if (ev.stale & decode::kRareExtrasStale) {
+    ev.signatures.clear();
+    ev.counters.clear();
+    ev.attribute.reset();
+    ev.neighbours.reset();
+  }
+  ev.stale &= ~(decode::kExtrasStale | decode::kRareExtrasStale);
+}
+
+// The generic path, for what the generated decoders leave (a run of ids and values near the end
+// of the body): `steps` read one by one, each scalar bounds-checked. Returns where the body goes
+// on.
+const std::byte* read_steps(const Step* step, std::size_t n, const decode::Body& b,
+                            const std::byte* in, Event& ev) {
+  for (const Step* const last = step + n; step != last; ++step) {
+    ArgValue& a = ev.args[step->param];
+    if (step->coding == Coding::nothing) {
+      decode::set_nothing(a);
+    } else if (step->coding == Coding::id) {
+      decode::set_id(a, decode::uv_checked(in, b));
+    } else if (step->coding == Coding::value) {
+      decode::set_value(a, decode::uv_checked(in, b));
+    } else {
+      in = decode::read_checked(b, in, step->param, step->coding, ev);
+    }
+  }
+  return in;
+}
+
+const std::byte* decode_args_generic(const decode::Body& b, const std::byte* in, bool ok,
+                                     Event& ev) {
+  const Plan& plan = plans().by_id[ev.function];
+  decode::reset_args(ev, plan.params);
+  ArgValue* const args = ev.args.data();
+  for (const std::uint16_t i : plan.unset) decode::set_absent(args[i]);
+  in = read_steps(plan.steps.data(), ok ? plan.steps.size() : plan.inputs, b, in, ev);
+  if (!ok) {
+    for (std::size_t i = plan.inputs; i < plan.steps.size(); ++i)
+      decode::set_absent(args[plan.steps[i].param]);
+  }
+  return in;
+}
+
+// Extras through the ByteReader from p (a tag), to the end tag included.
+const std::byte* read_extras_checked(const decode::Body& b, const std::byte* p,
+                                     std::uint64_t& payload_offset, Event& ev) {
+  ev.stale |= decode::kRareExtrasStale;
+  ByteReader local = b.reader;  // in registers, unlike the column reader
+  local.seek(static_cast<std::size_t>(p - b.base));
+  read_extras(local, payload_offset, ev);
+  return b.base + local.position();
+}
+
+// The extras a point-to-point call carries (payload, send hash, call site, stall) read
+// unchecked while the body has room for the largest of them; the rest, and anything near the
+// end of the body, through read_extras.
+const std::byte* read_extras_fast(const decode::Body& b, const std::byte* p,
+                                  std::uint64_t& payload_offset, Event& ev) {
+  using decode::uv;
+  constexpr std::ptrdiff_t kRoom = 5 * kMaxVarintBytes + 8;
+  for (;;) {
+    if (b.end - p < kRoom) return read_extras_checked(b, p, payload_offset, ev);
+    const std::byte* const tag_at = p;
+    switch (static_cast<Extra>(uv(p, b))) {
+      case Extra::end:
+        return p;
+      case Extra::payload: {
+        PayloadRef r;
+        r.slot = uv(p, b);
+        r.datatype = uv(p, b);
+        r.count = uv(p, b);
+        r.bytes = uv(p, b);
+        r.offset = payload_offset;
+        payload_offset += r.bytes;
+        ev.payloads.push_back(r);
+        break;
+      }
+      case Extra::send_hash: {
+        SendHash h;
+        h.hash = load_le<std::uint64_t>(p);
+        p += 8;
+        h.bytes = uv(p, b);
+        ev.send_hashes.push_back(h);
+        break;
+      }
+      case Extra::callsite:
+        ev.callsite = uv(p, b);
+        break;
+      case Extra::stall:
+        ev.stall_ns += uv(p, b);
+        break;
+      default:
+        return read_extras_checked(b, tag_at, payload_offset, ev);
+    }
+  }
+}
+
+// A request reference the body has room for (3 varints).
+[[gnu::always_inline]] inline RequestRef request_at(const std::byte*& p, const decode::Body& b,
+                                                    const Event& ev) {
+  RequestRef r;
+  const std::uint64_t v = decode::uv(p, b);
+  if (v == 0) return r;
+  r.null = false;
+  if ((v & 1) == 0) {
+    if ((v >> 1) > ev.index) throw Error("request refers to an event before the stream start");
+    r.thread = ev.thread;
+    r.event = ev.index - (v >> 1);
+  } else {
+    r.thread = static_cast<std::uint16_t>(decode::uv(p, b));
+    r.event = decode::uv(p, b);
+  }
+  return r;
+}
+
+// A status the body has room for (5 varints).
+[[gnu::always_inline]] inline StatusRecord status_at(const std::byte*& p, const decode::Body& b) {
+  StatusRecord s;
+  s.bits = static_cast<std::uint8_t>(decode::uv(p, b));
+  s.source = zigzag_decode(decode::uv(p, b));
+  s.tag = zigzag_decode(decode::uv(p, b));
+  s.bytes = decode::uv(p, b);
+  s.error = zigzag_decode(decode::uv(p, b));
+  return s;
+}
+
+constexpr std::ptrdiff_t kVarintRoom = kMaxVarintBytes;
+constexpr std::ptrdiff_t kRequestRoom = 3 * kVarintRoom;
+constexpr std::ptrdiff_t kStatusRoom = 5 * kMaxVarintBytes;
+
+// A list argument about to be filled: present, and marked for clearing by a later event.
+ArgValue& begin_list(std::uint64_t& stale_mask, Event& ev, std::uint16_t param) {
+  if (param < decode::kTrackedArgs) stale_mask |= std::uint64_t{1} << param;
+  ArgValue& a = ev.args[param];
+  decode::set_nothing(a);
+  return a;
+}
+
+}  // namespace
+
+namespace decode {
+
+Varint uvarint_slow(const Body& b, const std::byte* p) {
+  b.reader.seek(static_cast<std::size_t>(p - b.base));
+  const std::uint64_t v = b.reader.read_uvarint();
+  return {v, b.base + b.reader.position()};
+}
+
+Varint uvarint_long(const std::byte* p) noexcept {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < kMaxVarintBytes; ++i) {
+    const std::uint64_t byte = byte_at(p + i);
+    if (i == kMaxVarintBytes - 1 && byte > 1) break;  // wider than 64 bits
+    v |= (byte & 0x7fu) << (7 * i);
+    if (byte < 0x80) return {v, p + i + 1};
+  }
+  return {0, nullptr};
+}
+
 void reset_args(Event& ev, std::size_t n) {
   if (ev.args.size() < n) ev.args.resize(n);
-  if (n >= kExtrasBit) {  // no such function today; clear all rather than track
+  if (n >= kTrackedArgs) {  // no such function today; clear all rather than track
     for (std::size_t i = 0; i < n; ++i) clear_arg(ev.args[i]);
+    ev.stale &= kExtrasStale | kRareExtrasStale;
+    ev.stale_requests = ev.stale_statuses = 0;
     return;
   }
   const std::uint64_t mask = (std::uint64_t{1} << n) - 1;
   for (std::uint64_t bits = ev.stale & mask; bits != 0; bits &= bits - 1)
-    clear_arg(ev.args[static_cast<std::size_t>(std::countr_zero(bits))]);
+    clear_arg(ev.args[std::countr_zero(bits)]);
   ev.stale &= ~mask;
+  clear_lists(ev, mask);
 }
 
-void clear_extras(Event& ev) {
-  ev.payloads.clear();
-  ev.send_hashes.clear();
-  ev.signatures.clear();
-  ev.callsite.reset();
-  ev.counters.clear();
-  ev.stall_ns = 0;
-  ev.attribute.reset();
-  ev.neighbours.reset();
-  ev.stale &= ~kExtrasStale;
-}
-
-// Any coding but id, value and nothing, through the ByteReader; marks the argument stale. Returns
-// where the body goes on.
-[[gnu::noinline]] const std::byte* read_other(ByteReader& r, const std::byte* base,
-                                              const std::byte* p, Step step, Event& ev) {
-  ArgValue& a = ev.args[step.param];
-  if (step.param < kExtrasBit) ev.stale |= std::uint64_t{1} << step.param;
-  ByteReader local = r;  // in registers, unlike the column reader
-  local.seek(static_cast<std::size_t>(p - base));
-  read_arg(local, step.coding, a, ev);
-  return base + local.position();
-}
-
-// Stores a decoded id or value (zigzag undone for values, without a branch).
-inline void set_scalar(ArgValue& a, const Step& step, std::uint64_t v) {
-  a.present = true;
-  a.scalar = static_cast<std::int64_t>((v >> step.zigzag) ^ (~(v & step.zigzag) + 1));
-}
-
-// Reads `steps` from the body at `in`; returns where the body goes on.
-const std::byte* read_steps(const Step* step, std::size_t n, ByteReader& reader,
-                            const std::byte* base, const std::byte* in, const std::byte* end,
-                            Event& ev) {
+void clear_lists(Event& ev, std::uint64_t mask) {
   ArgValue* const args = ev.args.data();
-  const Step* const last = step + n;
-  while (step != last) {
-    if (step->run == 0) {
-      if (step->coding == Coding::nothing) {
-        args[step->param].present = true;
-        args[step->param].scalar = 0;
-      } else {
-        in = read_other(reader, base, in, *step, ev);
-      }
-      ++step;
-      continue;
-    }
-    std::size_t run = step->run;
-    if (static_cast<std::size_t>(end - in) < kMaxVarintBytes * run) run = 0;
-    if (run == 0) {
-      // Near the end of the body: one at a time, bounds-checked.
-      std::uint64_t v = 0;
-      if (in != end && static_cast<std::uint8_t>(in[0]) < 0x80) {
-        v = static_cast<std::uint8_t>(in[0]);
-        in += 1;
-      } else {
-        const Varint slow = uvarint_slow(reader, base, in);
-        v = slow.value;
-        in = slow.next;
-      }
-      set_scalar(args[step->param], *step, v);
-      ++step;
-      continue;
-    }
-    // A run of ids and values with room for all of it: no bounds checks.
-    for (const Step* stop = step + run; step != stop; ++step) {
-      std::uint64_t v = static_cast<std::uint8_t>(in[0]);
-      if (v < 0x80) {
-        in += 1;
-      } else if (static_cast<std::uint8_t>(in[1]) < 0x80) {
-        v = (v & 0x7fu) | (std::uint64_t{static_cast<std::uint8_t>(in[1])} << 7);
-        in += 2;
-      } else {
-        const Varint slow = uvarint_slow(reader, base, in);
-        v = slow.value;
-        in = slow.next;
-      }
-      set_scalar(args[step->param], *step, v);
+  for (std::uint64_t bits = ev.stale_requests & mask; bits != 0; bits &= bits - 1)
+    args[std::countr_zero(bits)].requests.clear();
+  for (std::uint64_t bits = ev.stale_statuses & mask; bits != 0; bits &= bits - 1)
+    args[std::countr_zero(bits)].statuses.clear();
+  ev.stale_requests &= ~mask;
+  ev.stale_statuses &= ~mask;
+}
+
+const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t param, Coding coding,
+                              Event& ev) {
+  mark_stale(ev, param);
+  ByteReader local = b.reader;  // in registers, unlike the column reader
+  local.seek(static_cast<std::size_t>(p - b.base));
+  read_arg(local, coding, ev.args[param], ev);
+  return b.base + local.position();
+}
+
+[[gnu::noinline]] const std::byte* read_request(const Body& b, const std::byte* p,
+                                                std::uint16_t param, Event& ev) {
+  if (b.end - p < kRequestRoom) return read_checked(b, p, param, Coding::request, ev);
+  begin_list(ev.stale_requests, ev, param).requests.push_back(request_at(p, b, ev));
+  return p;
+}
+
+[[gnu::noinline]] const std::byte* read_status(const Body& b, const std::byte* p,
+                                               std::uint16_t param, Event& ev) {
+  if (b.end - p < kStatusRoom) return read_checked(b, p, param, Coding::status, ev);
+  begin_list(ev.stale_statuses, ev, param).statuses.push_back(status_at(p, b));
+  return p;
+}
+
+// Arrays: unchecked when the body has room for n of the largest element. That also bounds the
+// memory they take by the chunk's size; anything else (a bad length included, for its message)
+// goes through read_checked from the start of the argument.
+[[gnu::noinline]] const std::byte* read_requests(const Body& b, const std::byte* p,
+                                                 std::uint16_t param, Event& ev) {
+  const std::byte* q = p;
+  if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::requests, ev);
+  const std::uint64_t n = uv(q, b);
+  const auto room = static_cast<std::uint64_t>(b.end - q);
+  if (n > room || n * kRequestRoom > room) return read_checked(b, p, param, Coding::requests, ev);
+  auto& list = begin_list(ev.stale_requests, ev, param).requests;
+  if (list.capacity() < n) list.reserve(n);
+  const std::uint16_t thread = ev.thread;
+  const std::uint64_t index = ev.index;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t v = uv(q, b);
+    if (v == 0) {
+      list.push_back(RequestRef{});
+    } else if ((v & 1) == 0) {
+      if ((v >> 1) > index) throw Error("request refers to an event before the stream start");
+      list.push_back(RequestRef{false, thread, index - (v >> 1)});
+    } else {
+      const auto t = static_cast<std::uint16_t>(uv(q, b));
+      list.push_back(RequestRef{false, t, uv(q, b)});
     }
   }
-  return in;
+  return q;
+}
+
+[[gnu::noinline]] const std::byte* read_statuses(const Body& b, const std::byte* p,
+                                                 std::uint16_t param, Event& ev) {
+  const std::byte* q = p;
+  if (b.end - q < kVarintRoom) return read_checked(b, p, param, Coding::statuses, ev);
+  const std::uint64_t n = uv(q, b);
+  const auto room = static_cast<std::uint64_t>(b.end - q);
+  if (n > room || n * kStatusRoom > room) return read_checked(b, p, param, Coding::statuses, ev);
+  auto& list = begin_list(ev.stale_statuses, ev, param).statuses;
+  if (list.capacity() < n) list.reserve(n);
+  for (std::uint64_t i = 0; i < n; ++i) list.push_back(status_at(q, b));
+  return q;
+}
+
+}  // namespace decode
+}  // namespace encore
+
+#include "event_decode_cases.inc"
+
+namespace encore {
+namespace {
+
+template <bool kGenerated>
+void decode_one(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
+                Event& ev) {
+  const std::uint64_t gap = columns.gap.read_uvarint();
+  const std::uint64_t duration = columns.duration_reader().read_uvarint();
+  const std::uint64_t overhead = columns.overhead_reader().read_uvarint();
+  ByteReader& reader = columns.body;
+  const std::byte* const base = reader.bytes().data();
+  const decode::Body b{reader, base, base + reader.bytes().size()};
+  const std::byte* in = base + reader.position();
+  const std::uint64_t head = decode::uv_checked(in, b);
+  const auto id = head >> event_format::kHeadFlagBits;
+  if (id >= fn::kCount)
+    throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
+  const std::int64_t rc =
+      (head & event_format::kHasError) ? zigzag_decode(decode::uv_checked(in, b)) : 0;
+  ev.function = static_cast<std::uint16_t>(id);
+  ev.start_ns = prev_end_ns + gap;
+  ev.end_ns = ev.start_ns + duration;
+  ev.overhead_ns = overhead;
+  ev.rc = rc;
+  if (ev.stale & decode::kExtrasStale) clear_extras(ev);
+  const std::byte* after =
+      kGenerated ? decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, ev) : nullptr;
+  if (after == nullptr) after = decode_args_generic(b, in, rc == 0, ev);
+  if (head & event_format::kHasExtras) {
+    ev.stale |= decode::kExtrasStale;
+    after = kGenerated ? read_extras_fast(b, after, payload_offset, ev)
+                       : read_extras_checked(b, after, payload_offset, ev);
+  }
+  reader.seek(static_cast<std::size_t>(after - base));
+}
+
+// A time column's uvarint with room for the longest, one and two bytes inline.
+[[gnu::always_inline]] inline std::uint64_t time_uv(const std::byte*& p, ByteReader& column) {
+  return decode::uv_or(p, [&column](const std::byte* q) {
+    const std::byte* const base = column.bytes().data();
+    return decode::uvarint_slow(decode::Body{column, base, base + column.bytes().size()}, q);
+  });
+}
+
+bool has_room(const std::byte* p, const std::byte* end) {
+  return end - p >= static_cast<std::ptrdiff_t>(kMaxVarintBytes);
 }
 
 }  // namespace
@@ -417,66 +591,72 @@ EventColumns EventColumns::of(std::span<const std::byte> chunk) {
 
 void decode_event(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
                   Event& ev) {
-  const std::uint64_t gap = columns.gap.read_uvarint();
-  const std::uint64_t duration = columns.duration_reader().read_uvarint();
-  const std::uint64_t overhead = columns.overhead_reader().read_uvarint();
-  ByteReader& reader = columns.body;
-  const std::byte* const base = reader.bytes().data();
-  const std::byte* in = base + reader.position();
-  const std::byte* const end = base + reader.bytes().size();
-  // One- and two-byte varints inline (the head is always two bytes); the rest out of line.
-  const auto uvarint = [&]() -> std::uint64_t {
-    if (end - in >= 2) {
-      const auto b0 = static_cast<std::uint8_t>(in[0]);
-      if (b0 < 0x80) {
-        in += 1;
-        return b0;
+  decode_one<true>(columns, prev_end_ns, payload_offset, ev);
+}
+
+void decode_event_generic(EventColumns& columns, std::uint64_t prev_end_ns,
+                          std::uint64_t& payload_offset, Event& ev) {
+  decode_one<false>(columns, prev_end_ns, payload_offset, ev);
+}
+
+// The hot path of every reader of events: the generated decoders inline here, the columns are
+// walked with bare pointers, and anything near a column's end or in an interleaved chunk goes
+// through decode_event on the column readers (checked, with their messages).
+bool RankEventReader::next(Event& out) {
+  if (left_in_chunk_ == 0 && !next_chunk()) return false;
+  ThreadPos& pos = *pos_;
+  out.thread = thread_;
+  out.index = pos.index;
+  const std::byte* const body_start = body_.p;
+  // Format 1.2: a repeated poll copies the event before it (event_repeat.hpp).
+  const bool repeat = RepeatExpander::at_repeat(body_.p, body_.end);
+  try {
+    if (repeat) {
+      expand_repeat(out);
+    } else if (split_ && has_room(gap_.p, gap_.end) && has_room(duration_.p, duration_.end) &&
+               has_room(overhead_.p, overhead_.end) && has_room(body_.p, body_.end)) {
+      const std::uint64_t gap = time_uv(gap_.p, columns_.gap);
+      const std::uint64_t duration = time_uv(duration_.p, columns_.duration);
+      const std::uint64_t overhead = time_uv(overhead_.p, columns_.overhead);
+      const std::byte* const base = columns_.body.bytes().data();
+      const decode::Body b{columns_.body, base, body_.end};
+      const std::byte* in = body_.p;
+      const std::uint64_t head = decode::uv(in, b);
+      const auto id = head >> event_format::kHeadFlagBits;
+      if (id >= fn::kCount)
+        throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
+      const std::int64_t rc =
+          (head & event_format::kHasError) ? zigzag_decode(decode::uv_checked(in, b)) : 0;
+      out.function = static_cast<std::uint16_t>(id);
+      out.start_ns = pos.end_ns + gap;
+      out.end_ns = out.start_ns + duration;
+      out.overhead_ns = overhead;
+      out.rc = rc;
+      if (out.stale & decode::kExtrasStale) clear_extras(out);
+      const std::byte* after = decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, out);
+      if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
+      if (head & event_format::kHasExtras) {
+        out.stale |= decode::kExtrasStale;
+        after = read_extras_fast(b, after, pos.payload, out);
       }
-      const auto b1 = static_cast<std::uint8_t>(in[1]);
-      if (b1 < 0x80) {
-        in += 2;
-        return (b0 & 0x7fu) | (std::uint64_t{b1} << 7);
-      }
+      body_.p = after;
+    } else {
+      decode_checked(out);
     }
-    const Varint v = uvarint_slow(reader, base, in);
-    in = v.next;
-    return v.value;
-  };
-  const std::uint64_t head = uvarint();
-  const auto id = head >> event_format::kHeadFlagBits;
-  const Plans& all = plans();
-  if (id >= all.by_id.size())
-    throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
-  const Plan& plan = all.by_id[id];
-  const std::int64_t rc = (head & event_format::kHasError) ? zigzag_decode(uvarint()) : 0;
-  ev.function = static_cast<std::uint16_t>(id);
-  ev.start_ns = prev_end_ns + gap;
-  ev.end_ns = ev.start_ns + duration;
-  ev.overhead_ns = overhead;
-  ev.rc = rc;
-  reset_args(ev, plan.params);
-  if (ev.stale & kExtrasStale) clear_extras(ev);
-  ArgValue* const args = ev.args.data();
-  for (const std::uint16_t i : plan.unset) {
-    args[i].present = false;
-    args[i].scalar = 0;
+  } catch (const Error& e) {
+    return fail(e);
   }
-  if (rc == 0) {
-    in = read_steps(plan.steps.data(), plan.steps.size(), reader, base, in, end, ev);
-  } else {
-    in = read_steps(plan.steps.data(), plan.inputs, reader, base, in, end, ev);
-    for (std::size_t i = plan.inputs; i < plan.steps.size(); ++i) {
-      args[plan.steps[i].param].present = false;
-      args[plan.steps[i].param].scalar = 0;
-    }
-  }
-  ByteReader local = reader;  // in registers, unlike the column reader
-  local.seek(static_cast<std::size_t>(in - base));
-  if (head & event_format::kHasExtras) {
-    ev.stale |= kExtrasStale;
-    read_extras(local, payload_offset, ev);
-  }
-  reader = local;
+  if (!repeat && left_in_chunk_ > 1 && RepeatExpander::at_repeat(body_.p, body_.end))
+    repeats_.keep(out);
+  // A repeat has no body of its own: consumers that copy bodies re-encode it.
+  last_body_ =
+      repeat ? std::span<const std::byte>{} : std::span<const std::byte>{body_start, body_.p};
+  pos.overhead += out.overhead_ns;
+  out.raw_start_ns = out.start_ns + pos.overhead;
+  pos.end_ns = out.end_ns;
+  ++pos.index;
+  if (--left_in_chunk_ == 0) check_chunk_end();
+  return true;
 }
 
 }  // namespace encore

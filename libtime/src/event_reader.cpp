@@ -54,7 +54,7 @@ bool RankEventReader::load_chunk() {
   }
 }
 
-bool RankEventReader::next(Event& out) {
+bool RankEventReader::next_chunk() {
   if (done_) return false;
   while (left_in_chunk_ == 0) {
     if (!load_chunk()) {
@@ -62,32 +62,59 @@ bool RankEventReader::next(Event& out) {
       return false;
     }
   }
-  ThreadPos& pos = *pos_;
-  out.thread = thread_;
-  out.index = pos.index;
-  const std::span<const std::byte> body = columns_.body.rest();
-  try {
-    if (!repeats_.expand(columns_, pos.end_ns, out))
-      decode_event(columns_, pos.end_ns, pos.payload, out);
-    if (left_in_chunk_ > 1) repeats_.keep_if_repeated(columns_, out);
-  } catch (const Error& e) {
-    problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) + ", event " +
-               std::to_string(pos.index) + ": " + e.what();
-    done_ = true;
-    return false;
-  }
-  last_body_ = repeats_.expanded() ? std::span<const std::byte>{}
-                                   : body.first(body.size() - columns_.body.remaining());
-  pos.overhead += out.overhead_ns;
-  out.raw_start_ns = out.start_ns + pos.overhead;
-  pos.end_ns = out.end_ns;
-  ++pos.index;
-  if (--left_in_chunk_ == 0 && !columns_.at_end()) {
-    problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) +
-               " has bytes after its last event";
-    done_ = true;
-  }
+  set_cursors();
   return true;
+}
+
+void RankEventReader::set_cursors() {
+  const auto at = [](const ByteReader& r) {
+    const std::byte* const base = r.bytes().data();
+    return Cursor{base + r.position(), base + r.bytes().size()};
+  };
+  split_ = !columns_.interleaved;
+  gap_ = at(columns_.gap);
+  duration_ = at(columns_.duration);
+  overhead_ = at(columns_.overhead);
+  body_ = at(columns_.body);
+}
+
+void RankEventReader::sync_columns() {
+  const auto seek = [](ByteReader& r, const Cursor& c) {
+    r.seek(static_cast<std::size_t>(c.p - r.bytes().data()));
+  };
+  seek(columns_.gap, gap_);
+  seek(columns_.duration, duration_);
+  seek(columns_.overhead, overhead_);
+  seek(columns_.body, body_);
+}
+
+void RankEventReader::decode_checked(Event& out) {
+  sync_columns();
+  decode_event(columns_, pos_->end_ns, pos_->payload, out);
+  set_cursors();
+}
+
+void RankEventReader::expand_repeat(Event& out) {
+  sync_columns();
+  repeats_.expand(columns_, pos_->end_ns, out);
+  set_cursors();
+}
+
+bool RankEventReader::fail(const std::exception& e) {
+  problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) + ", event " +
+             std::to_string(pos_->index) + ": " + e.what();
+  done_ = true;
+  left_in_chunk_ = 0;
+  return false;
+}
+
+void RankEventReader::check_chunk_end() {
+  if (gap_.p == gap_.end && duration_.p == duration_.end && overhead_.p == overhead_.end &&
+      body_.p == body_.end)
+    return;
+  problem_ = reader_.path() + ": chunk " + std::to_string(chunk_.index) +
+             " has bytes after its last event";
+  done_ = true;
 }
 
 }  // namespace encore

@@ -25,11 +25,4 @@ bool RepeatExpander::expand(EventColumns& in, std::uint64_t prev_end_ns, Event& 
   return true;
 }
 
-void RepeatExpander::keep_if_repeated(const EventColumns& in, const Event& ev) {
-  // After a repeat the template is already the event a further repeat copies.
-  if (expanded_ || !at_repeat(in.body)) return;
-  template_ = ev;
-  have_template_ = true;
-}
-
 }  // namespace encore

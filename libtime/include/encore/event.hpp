@@ -27,24 +27,24 @@ struct RequestRef {
 
 // The value of one parameter, by its role (see encore/event_format.hpp).
 struct ArgValue {
-  bool present = false;          // out-args are absent when the call failed; opaque never
-  std::int64_t scalar = 0;       // ints, ids, buffer flags
-  double real = 0;               // ret_double
-  std::vector<std::int64_t> list;     // arrays; members (world ranks) of a new comm or group
-  std::vector<std::int64_t> remote;   // remote members of a new intercommunicator
-  std::uint64_t flags = 0;            // comm_out: bit 0 intercommunicator
-  std::vector<RequestRef> requests;   // request, request_inout (one), request_array
-  std::vector<StatusRecord> statuses; // status_in/out (one), status_array
-  std::string text;                   // strings
+  bool present = false;                // out-args are absent when the call failed; opaque never
+  std::int64_t scalar = 0;             // ints, ids, buffer flags
+  double real = 0;                     // ret_double
+  std::vector<std::int64_t> list;      // arrays; members (world ranks) of a new comm or group
+  std::vector<std::int64_t> remote;    // remote members of a new intercommunicator
+  std::uint64_t flags = 0;             // comm_out: bit 0 intercommunicator
+  std::vector<RequestRef> requests;    // request, request_inout (one), request_array
+  std::vector<StatusRecord> statuses;  // status_in/out (one), status_array
+  std::string text;                    // strings
 };
 
 // Received bytes of this call in the payload stream.
 struct PayloadRef {
-  std::uint64_t slot = 0;       // request array index for Wait*/Test*, else 0
-  std::uint64_t datatype = 0;   // stable datatype id
-  std::uint64_t count = 0;      // elements
+  std::uint64_t slot = 0;      // request array index for Wait*/Test*, else 0
+  std::uint64_t datatype = 0;  // stable datatype id
+  std::uint64_t count = 0;     // elements
   std::uint64_t bytes = 0;
-  std::uint64_t offset = 0;     // in the thread's payload stream
+  std::uint64_t offset = 0;  // in the thread's payload stream
 };
 
 struct SendHash {
@@ -68,11 +68,11 @@ struct NeighbourLists {
 struct Event {
   std::uint16_t function = 0;
   std::uint16_t thread = 0;
-  std::uint64_t index = 0;      // in the thread's stream, from 0
-  std::uint64_t start_ns = 0;   // corrected
-  std::uint64_t end_ns = 0;     // corrected
-  std::uint64_t overhead_ns = 0;  // tool time charged just before this call
-  std::uint64_t raw_start_ns = 0; // uncorrected (start + all overhead so far)
+  std::uint64_t index = 0;         // in the thread's stream, from 0
+  std::uint64_t start_ns = 0;      // corrected
+  std::uint64_t end_ns = 0;        // corrected
+  std::uint64_t overhead_ns = 0;   // tool time charged just before this call
+  std::uint64_t raw_start_ns = 0;  // uncorrected (start + all overhead so far)
   std::int64_t rc = 0;
   // One per parameter of the function, in table order. May hold more entries than the
   // function has parameters (the decoder reuses them): only the first params.size() count.
@@ -88,9 +88,13 @@ struct Event {
   std::optional<std::int64_t> attribute;
   std::optional<NeighbourLists> neighbours;
   // Decoder bookkeeping: bit i set when args[i] may hold more than present and scalar (lists,
-  // requests, statuses, text, real, flags), bit 63 when the extras fields may be set. The
-  // decoder clears only those, so reusing an Event costs little; all set in a new Event.
+  // requests, statuses, text, real, flags), bit 63 when payloads, send hashes, call site or
+  // stall may be set, bit 62 when the other extras may be; in the other two, bit i when
+  // args[i] may hold requests (statuses) and nothing else. The decoder clears only those, so
+  // reusing an Event costs little; all of `stale` set in a new Event.
   std::uint64_t stale = ~std::uint64_t{0};
+  std::uint64_t stale_requests = 0;
+  std::uint64_t stale_statuses = 0;
 
   const FunctionInfo& info() const { return function_table()[function]; }
   std::uint64_t payload_bytes() const {

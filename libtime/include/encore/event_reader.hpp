@@ -37,6 +37,11 @@ struct EventColumns {
 
 void decode_event(EventColumns& in, std::uint64_t prev_end_ns, std::uint64_t& payload_offset,
                   Event& out);
+// The same through the checked, table-interpreting path alone (decode_event takes the
+// straight-line decoders generated per function and falls back on it near a chunk's end): for
+// tests that hold the two against each other.
+void decode_event_generic(EventColumns& in, std::uint64_t prev_end_ns,
+                          std::uint64_t& payload_offset, Event& out);
 
 class RankEventReader {
  public:
@@ -65,11 +70,25 @@ class RankEventReader {
     std::uint64_t payload = 0;
     std::uint64_t overhead = 0;
   };
+  // A column of the current chunk as bare pointers, which next() keeps in registers.
+  struct Cursor {
+    const std::byte* p = nullptr;
+    const std::byte* end = nullptr;
+  };
   bool load_chunk();
+  bool next_chunk();                   // when the chunk is used up: the next one, or false
+  void decode_checked(Event& out);     // through columns_ (with their checks and messages)
+  void expand_repeat(Event& out);      // a repeated poll (format 1.2), through columns_
+  bool fail(const std::exception& e);  // a decoding error: the stream stops there
+  void check_chunk_end();              // after a chunk's last event
+  void set_cursors();                  // from columns_' positions
+  void sync_columns();                 // columns_' positions from the cursors
 
   StreamFileReader reader_;
   Chunk chunk_;
   EventColumns columns_;
+  Cursor gap_, duration_, overhead_, body_;
+  bool split_ = false;  // times in three columns (else interleaved: decode_checked)
   std::uint32_t left_in_chunk_ = 0;
   std::uint16_t thread_ = 0;
   std::vector<ThreadPos> threads_;  // by thread id (at most 65536, as the file reader's)

@@ -17,10 +17,13 @@ struct EventColumns;
 
 class RepeatExpander {
  public:
+  static bool at_repeat(const std::byte* p, const std::byte* end) noexcept {
+    return end - p >= 2 && p[0] == std::byte{event_format::kRepeatHead0} &&
+           p[1] == std::byte{event_format::kRepeatHead1};
+  }
   static bool at_repeat(const ByteReader& body) noexcept {
     const auto rest = body.rest();
-    return rest.size() >= 2 && rest[0] == std::byte{event_format::kRepeatHead0} &&
-           rest[1] == std::byte{event_format::kRepeatHead1};
+    return at_repeat(rest.data(), rest.data() + rest.size());
   }
   // A new chunk: a repeat needs a template decoded from this chunk.
   void reset() noexcept { have_template_ = expanded_ = false; }
@@ -28,8 +31,11 @@ class RepeatExpander {
   // out.thread kept and its own times after `prev_end_ns`) and returns true. Throws Error for
   // a repeat with nothing before it in the chunk.
   bool expand(EventColumns& in, std::uint64_t prev_end_ns, Event& out);
-  // After `ev` was decoded: keeps it if the next event in `in` repeats it.
-  void keep_if_repeated(const EventColumns& in, const Event& ev);
+  // After `ev` was decoded (not expanded) and the next event repeats it: keeps it.
+  void keep(const Event& ev) {
+    template_ = ev;
+    have_template_ = true;
+  }
   // Whether the last expand() read a repeat: the event has no body bytes of its own.
   bool expanded() const noexcept { return expanded_; }
 

@@ -1,0 +1,128 @@
+// What the generated per-function decoders (event_decode_gen.cpp, from libtime/gen/decode_gen.py)
+// are made of. A body is walked with a bare pointer the compiler keeps in a register (a
+// ByteReader's position in memory would be reloaded after every store into the Event); anything
+// but the short fast paths goes to the ByteReader, so checks and messages are the generic
+// decoder's, at the same offsets.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "encore/event.hpp"
+#include "encore/role_coding.hpp"
+#include "encore/varint.hpp"
+
+namespace encore::decode {
+
+// The body column being decoded: `reader` spans it, `base` is its first byte, `end` one past
+// its last.
+struct Body {
+  ByteReader& reader;
+  const std::byte* base;
+  const std::byte* end;
+};
+
+struct Varint {
+  std::uint64_t value;
+  const std::byte* next;
+};
+
+// Any varint through the ByteReader (throws its errors); the pointer goes by value so it never
+// escapes to memory.
+[[gnu::noinline]] Varint uvarint_slow(const Body& b, const std::byte* p);
+// A varint of three bytes or more that has kMaxVarintBytes of room, unchecked; `next` is
+// nullptr when it is malformed (longer than 10 bytes or wider than 64 bits).
+[[gnu::noinline]] Varint uvarint_long(const std::byte* p) noexcept;
+
+inline std::uint64_t byte_at(const std::byte* p) { return static_cast<std::uint8_t>(*p); }
+
+// A uvarint the caller made room for (kMaxVarintBytes left at p): one and two bytes inline,
+// longer ones out of line, and a malformed one through `slow` (a ByteReader, for its message).
+// `slow` is only touched then, so what it needs is not even loaded on the fast path.
+template <class Slow>
+[[gnu::always_inline]] inline std::uint64_t uv_or(const std::byte*& p, Slow&& slow) {
+  const std::uint64_t b0 = byte_at(p);
+  if (b0 < 0x80) {
+    p += 1;
+    return b0;
+  }
+  const std::uint64_t b1 = byte_at(p + 1);
+  if (b1 < 0x80) {
+    p += 2;
+    return (b0 & 0x7fu) | (b1 << 7);
+  }
+  Varint v = uvarint_long(p);
+  if (v.next == nullptr) v = slow(p);  // throws
+  p = v.next;
+  return v.value;
+}
+
+[[gnu::always_inline]] inline std::uint64_t uv(const std::byte*& p, const Body& b) {
+  return uv_or(p, [&b](const std::byte* q) { return uvarint_slow(b, q); });
+}
+
+// A uvarint anywhere: checked against the end.
+[[gnu::always_inline]] inline std::uint64_t uv_checked(const std::byte*& p, const Body& b) {
+  if (b.end - p >= static_cast<std::ptrdiff_t>(kMaxVarintBytes)) return uv(p, b);
+  const Varint v = uvarint_slow(b, p);
+  p = v.next;
+  return v.value;
+}
+
+[[gnu::always_inline]] inline void set_id(ArgValue& a, std::uint64_t v) {
+  a.present = true;
+  a.scalar = static_cast<std::int64_t>(v);
+}
+[[gnu::always_inline]] inline void set_value(ArgValue& a, std::uint64_t v) {
+  a.present = true;
+  a.scalar = static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));  // zigzag, always inlined
+}
+[[gnu::always_inline]] inline void set_nothing(ArgValue& a) {
+  a.present = true;
+  a.scalar = 0;
+}
+[[gnu::always_inline]] inline void set_absent(ArgValue& a) {
+  a.present = false;
+  a.scalar = 0;
+}
+
+// Event::stale: bit i for args[i] holding more than present and scalar, bit 63 for the common
+// extras, bit 62 for the others; Event::stale_requests and stale_statuses: bit i for args[i]
+// holding requests or statuses and nothing else. Functions of more than kTrackedArgs
+// parameters (none today) have all their arguments cleared.
+inline constexpr unsigned kExtrasBit = 63;
+inline constexpr std::uint64_t kExtrasStale = std::uint64_t{1} << kExtrasBit;
+inline constexpr std::uint64_t kRareExtrasStale = std::uint64_t{1} << 62;
+inline constexpr unsigned kTrackedArgs = 62;
+inline void mark_stale(Event& ev, std::uint16_t param) {
+  if (param < kTrackedArgs) ev.stale |= std::uint64_t{1} << param;
+}
+
+// Makes args[0, n) exist with nothing stale in them (present and scalar are left for the
+// decoder to overwrite); clear_lists when only requests and statuses are stale.
+void reset_args(Event& ev, std::size_t n);
+void clear_lists(Event& ev, std::uint64_t mask);
+[[gnu::always_inline]] inline void prepare_args(Event& ev, std::size_t n) {
+  const std::uint64_t mask = n >= kTrackedArgs ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  if (ev.args.size() < n || (ev.stale & mask) != 0 || n >= kTrackedArgs)
+    reset_args(ev, n);
+  else if (((ev.stale_requests | ev.stale_statuses) & mask) != 0)
+    clear_lists(ev, mask);
+}
+
+// One argument of any coding through the checked generic reader, from p (its first byte).
+const std::byte* read_checked(const Body& b, const std::byte* p, std::uint16_t param, Coding coding,
+                              Event& ev);
+// The codings the point-to-point calls use most, with unchecked fast paths when the body has
+// room for the whole argument; else read_checked.
+// (Defined in event_decoder.cpp, before the generated cases.)
+
+// The generated switch (event_decode_cases.inc, included where it is used) is
+//   const std::byte* decode_args(unsigned id, const Body& b, const std::byte* p, bool ok,
+//                                Event& ev)
+// function id's arguments from p (just past the head and rc); `ok` is rc == MPI_SUCCESS
+// (outputs are only there then). It returns where the body goes on, or nullptr when a run of
+// ids and values lacks the room to be read unchecked (near the end of a chunk): the caller then
+// decodes the arguments again with the checked generic path.
+
+}  // namespace encore::decode
