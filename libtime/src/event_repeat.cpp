@@ -6,8 +6,7 @@
 namespace encore {
 
 bool RepeatExpander::expand(EventColumns& in, std::uint64_t prev_end_ns, Event& out) {
-  expanded_ = at_repeat(in.body);
-  if (!expanded_) return false;
+  if (!at_repeat(in.body)) return false;
   if (!have_template_) throw Error("repeated poll with no event before it in the chunk");
   if (!template_.payloads.empty()) throw Error("repeat of an event with received data");
   const std::uint64_t gap = in.gap.read_uvarint();

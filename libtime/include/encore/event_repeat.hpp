@@ -26,7 +26,7 @@ class RepeatExpander {
     return at_repeat(rest.data(), rest.data() + rest.size());
   }
   // A new chunk: a repeat needs a template decoded from this chunk.
-  void reset() noexcept { have_template_ = expanded_ = false; }
+  void reset() noexcept { have_template_ = false; }
   // If the next event in `in` is a repeat: reads it into `out` (the template with out.index,
   // out.thread kept and its own times after `prev_end_ns`) and returns true. Throws Error for
   // a repeat with nothing before it in the chunk.
@@ -36,13 +36,10 @@ class RepeatExpander {
     template_ = ev;
     have_template_ = true;
   }
-  // Whether the last expand() read a repeat: the event has no body bytes of its own.
-  bool expanded() const noexcept { return expanded_; }
 
  private:
   Event template_;
   bool have_template_ = false;
-  bool expanded_ = false;  // the last expand() read a repeat
 };
 
 }  // namespace encore
