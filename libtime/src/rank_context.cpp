@@ -2,7 +2,10 @@
 #include "encore/rank_context.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "encore/event_format.hpp"
 
@@ -72,17 +75,11 @@ RankContext::RankContext(std::uint32_t world_rank, std::uint32_t world_size)
   }
 }
 
-std::optional<std::uint64_t> RankContext::type_size(std::uint64_t id) const {
-  if (id >= event_format::kFirstDynamicId) {
-    const auto it = type_sizes_.find(id);
-    if (it == type_sizes_.end()) return std::nullopt;
-    return it->second;
-  }
-  if (id < event_format::kFirstPredefinedId) return std::nullopt;
-  const auto types = predefined_handles(HandleKind::datatype);
-  const std::size_t i = id - event_format::kFirstPredefinedId;
-  if (i >= types.size()) return std::nullopt;
-  const std::string_view name = types[i].name;
+namespace {
+
+// Size of a predefined datatype, by its index among the predefined handles.
+std::optional<std::uint64_t> predefined_size(const PredefinedHandle& h) {
+  const std::string_view name = h.name;
   // MPICH's pair types are not builtin handles; their sizes are the sums of their members.
   if (name == "MPI_FLOAT_INT") return 8;
   if (name == "MPI_DOUBLE_INT") return 12;
@@ -90,9 +87,33 @@ std::optional<std::uint64_t> RankContext::type_size(std::uint64_t id) const {
   if (name == "MPI_SHORT_INT") return 6;
   if (name == "MPI_LONG_DOUBLE_INT") return 20;
   // Builtin handles carry their size in bits 8-15 (MPICH's handle layout).
-  const auto v = static_cast<std::uint64_t>(types[i].value);
+  const auto v = static_cast<std::uint64_t>(h.value);
   if ((v >> 30) != 1) return std::nullopt;  // not a builtin handle
   return (v >> 8) & 0xff;
+}
+
+// Worked out once: every collective's size asks for one.
+const std::vector<std::optional<std::uint64_t>>& predefined_sizes() {
+  static const std::vector<std::optional<std::uint64_t>> sizes = [] {
+    std::vector<std::optional<std::uint64_t>> v;
+    for (const auto& h : predefined_handles(HandleKind::datatype)) v.push_back(predefined_size(h));
+    return v;
+  }();
+  return sizes;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> RankContext::type_size(std::uint64_t id) const {
+  if (id >= event_format::kFirstDynamicId) {
+    const auto it = type_sizes_.find(id);
+    if (it == type_sizes_.end()) return std::nullopt;
+    return it->second;
+  }
+  if (id < event_format::kFirstPredefinedId) return std::nullopt;
+  const auto& sizes = predefined_sizes();
+  const std::size_t i = id - event_format::kFirstPredefinedId;
+  return i < sizes.size() ? sizes[i] : std::nullopt;
 }
 
 const CommInfo* RankContext::comm(std::uint64_t id) const {
@@ -211,14 +232,159 @@ void RankContext::observe_type(const Event& e, std::string_view name) {
   if (elements && old) type_sizes_[id] = clamp(*elements) * *old;
 }
 
+namespace {
+
+// How message_bytes reads one function's arguments, worked out once per function id from the
+// (constant) function table with the name rules below, so that a call costs a few indexed
+// loads instead of comparisons of parameter and function names (about 1100 instructions per
+// collective before).
+enum class Sizing : std::uint8_t {
+  nothing,     // not modelled, or a category that moves nothing message_bytes counts
+  completion,  // Wait*, Test*: the payloads, else the statuses
+  send,        // sent: the hashes, else count x datatype
+  sendrecv,    // sent as send (sendcount x sendtype unless _replace); received as recv
+  recv,        // Recv, Mrecv: the payloads, else the statuses
+  unknown,     // a neighbourhood collective: known = false
+  coll,        // a collective: Formula
+};
+enum class Formula : std::uint8_t {
+  none,  // a collective moving nothing counted here (Barrier, and the names below miss)
+  bcast,
+  reduce,
+  allreduce,  // Allreduce, Scan, Exscan, Reduce_local
+  gather,
+  gatherv,
+  scatter,
+  scatterv,
+  allgather,
+  allgatherv,
+  alltoall,
+  alltoallv,
+  alltoallw,
+  reduce_scatter,
+  reduce_scatter_block,
+};
+constexpr std::uint16_t kNoParam = 0xFFFF;
+// Parameters message_bytes reads, by name; kNoParam where the function has none.
+enum Param : std::uint8_t {
+  kCount,
+  kDatatype,
+  kSendcount,
+  kSendtype,
+  kRecvcount,
+  kRecvtype,
+  kSendcounts,
+  kRecvcounts,
+  kSendtypes,
+  kRecvtypes,
+  kRoot,
+  kComm,
+  kParams
+};
+constexpr std::array<std::string_view, kParams> kParamNames = {
+    "count",      "datatype",   "sendcount", "sendtype",  "recvcount", "recvtype",
+    "sendcounts", "recvcounts", "sendtypes", "recvtypes", "root",      "comm"};
+
+struct SizingRule {
+  Sizing sizing = Sizing::nothing;
+  Formula formula = Formula::none;
+  bool reduce_local = false;  // the one collective that needs no communicator
+  std::array<std::uint16_t, kParams> at{};
+};
+
+SizingRule make_rule(const FunctionInfo& f) {
+  SizingRule r;
+  for (std::size_t k = 0; k < kParams; ++k) {
+    r.at[k] = kNoParam;
+    for (std::size_t i = 0; i < f.params.size() && i < kNoParam; ++i)
+      if (kParamNames[k] == f.params[i].name) {
+        r.at[k] = static_cast<std::uint16_t>(i);
+        break;
+      }
+  }
+  if (!f.modelled) return r;
+  std::string_view name = strip(f.name);
+  if (f.category == Category::completion) {
+    r.sizing = Sizing::completion;
+    return r;
+  }
+  if (f.category == Category::p2p) {
+    const bool is_persistent = name.size() > 5 && name.substr(name.size() - 5) == "_init";
+    if (name.find("send") != std::string_view::npos ||
+        name.find("Send") != std::string_view::npos) {
+      if (name.rfind("Sendrecv", 0) == 0) {
+        r.sizing = Sizing::sendrecv;
+        if (name == "Sendrecv_replace") {  // one buffer: count and datatype
+          r.at[kSendcount] = r.at[kCount];
+          r.at[kSendtype] = r.at[kDatatype];
+        }
+      } else {
+        r.sizing = Sizing::send;
+      }
+    } else if (!is_persistent && (name == "Recv" || name == "Mrecv")) {
+      r.sizing = Sizing::recv;
+    }
+    return r;
+  }
+  if (f.category != Category::collective) return r;
+  if (name[0] == 'I') name.remove_prefix(1);  // nonblocking: same buffers
+  if (name.size() > 5 && name.substr(name.size() - 5) == "_init") name.remove_suffix(5);
+  if (name.rfind("Neighbor_", 0) == 0) {
+    r.sizing = Sizing::unknown;
+    return r;
+  }
+  r.sizing = Sizing::coll;
+  r.reduce_local = name == "Reduce_local";
+  struct Entry {
+    std::string_view name;
+    Formula formula;
+  };
+  static constexpr Entry kFormulas[] = {{"Bcast", Formula::bcast},
+                                        {"Reduce", Formula::reduce},
+                                        {"Allreduce", Formula::allreduce},
+                                        {"Scan", Formula::allreduce},
+                                        {"Exscan", Formula::allreduce},
+                                        {"Reduce_local", Formula::allreduce},
+                                        {"Gather", Formula::gather},
+                                        {"Gatherv", Formula::gatherv},
+                                        {"Scatter", Formula::scatter},
+                                        {"Scatterv", Formula::scatterv},
+                                        {"Allgather", Formula::allgather},
+                                        {"Allgatherv", Formula::allgatherv},
+                                        {"Alltoall", Formula::alltoall},
+                                        {"Alltoallv", Formula::alltoallv},
+                                        {"Alltoallw", Formula::alltoallw},
+                                        {"Reduce_scatter", Formula::reduce_scatter},
+                                        {"Reduce_scatter_block", Formula::reduce_scatter_block}};
+  for (const auto& x : kFormulas)
+    if (x.name == name) r.formula = x.formula;
+  return r;
+}
+
+const std::vector<SizingRule>& sizing_rules() {
+  static const std::vector<SizingRule> rules = [] {
+    std::vector<SizingRule> t;
+    for (const auto& f : function_table()) t.push_back(make_rule(f));
+    return t;
+  }();
+  return rules;
+}
+
+}  // namespace
+
 MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
   MessageBytes m;
-  const FunctionInfo& f = e.info();
-  if (!f.modelled || e.rc != 0) return m;
-  std::string_view name = strip(f.name);
-  auto size_of = [&](std::string_view count, std::string_view type) -> std::uint64_t {
-    const ArgValue* c = find_arg(e, count);
-    const ArgValue* t = find_arg(e, type);
+  const auto& rules = sizing_rules();
+  if (e.function >= rules.size() || e.rc != 0) return m;
+  const SizingRule& rule = rules[e.function];
+  if (rule.sizing == Sizing::nothing) return m;
+  const auto arg = [&e, &rule](Param p) -> const ArgValue* {
+    const std::size_t i = rule.at[p];
+    return i < e.args.size() ? &e.args[i] : nullptr;  // kNoParam is never below the size
+  };
+  auto size_of = [&](Param count, Param type) -> std::uint64_t {
+    const ArgValue* c = arg(count);
+    const ArgValue* t = arg(type);
     if (!c || !t) return 0;
     const auto s = ctx.type_size(static_cast<std::uint64_t>(t->scalar));
     if (!s) {
@@ -228,109 +394,128 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
     if (c->list.empty()) return clamp(c->scalar) * *s;
     return clamp(sum(c->list)) * *s;
   };
-  std::uint64_t payload = 0;
-  for (const auto& p : e.payloads) payload += p.bytes;
-  std::uint64_t hashed = 0;
-  for (const auto& h : e.send_hashes) hashed += h.bytes;
-  auto status_bytes = [&e, &f]() {
+  const auto payload = [&e] {
     std::uint64_t n = 0;
-    for (std::size_t i = 0; i < f.params.size() && i < e.args.size(); ++i)  // not stale ones
+    for (const auto& p : e.payloads) n += p.bytes;
+    return n;
+  };
+  const auto hashed = [&e] {
+    std::uint64_t n = 0;
+    for (const auto& h : e.send_hashes) n += h.bytes;
+    return n;
+  };
+  const auto received = [&e, &payload] {
+    if (!e.payloads.empty()) return payload();
+    std::uint64_t n = 0;
+    const std::size_t params = e.info().params.size();
+    for (std::size_t i = 0; i < params && i < e.args.size(); ++i)  // not stale ones
       for (const auto& s : e.args[i].statuses) n += s.bytes;
     return n;
   };
-  if (f.category == Category::completion) {
-    m.received = !e.payloads.empty() ? payload : status_bytes();
-    return m;
+  switch (rule.sizing) {
+    case Sizing::nothing:
+      return m;
+    case Sizing::completion:
+    case Sizing::recv:
+      m.received = received();
+      return m;
+    case Sizing::send:
+      m.sent = !e.send_hashes.empty() ? hashed() : size_of(kCount, kDatatype);
+      return m;
+    case Sizing::sendrecv:
+      m.sent = !e.send_hashes.empty() ? hashed() : size_of(kSendcount, kSendtype);
+      m.received = received();
+      return m;
+    case Sizing::unknown:
+      m.known = false;
+      return m;
+    case Sizing::coll:
+      break;
   }
-  if (f.category == Category::p2p) {
-    const bool is_persistent = name.size() > 5 && name.substr(name.size() - 5) == "_init";
-    if (name.find("send") != std::string_view::npos ||
-        name.find("Send") != std::string_view::npos) {
-      if (name.rfind("Sendrecv", 0) == 0) {
-        m.sent = !e.send_hashes.empty()       ? hashed
-                 : name == "Sendrecv_replace" ? size_of("count", "datatype")
-                                              : size_of("sendcount", "sendtype");
-        m.received = !e.payloads.empty() ? payload : status_bytes();
-      } else {
-        m.sent = !e.send_hashes.empty() ? hashed : size_of("count", "datatype");
-      }
-    } else if (!is_persistent && (name == "Recv" || name == "Mrecv")) {
-      m.received = !e.payloads.empty() ? payload : status_bytes();
-    }
-    return m;
-  }
-  if (f.category != Category::collective) return m;
-  if (name[0] == 'I') name.remove_prefix(1);  // nonblocking: same buffers
-  if (name.size() > 5 && name.substr(name.size() - 5) == "_init") name.remove_suffix(5);
-  if (name.rfind("Neighbor_", 0) == 0) {
-    m.known = false;
-    return m;
-  }
-  const ArgValue* comm_arg = find_arg(e, "comm");
+  const ArgValue* comm_arg = arg(kComm);
   const CommInfo* comm =
       comm_arg ? ctx.comm(static_cast<std::uint64_t>(comm_arg->scalar)) : nullptr;
-  if (!comm && name != "Reduce_local") {
+  if (!comm && !rule.reduce_local) {
     m.known = false;
     return m;
   }
   const std::uint64_t n = comm ? clamp(comm->size()) : 1;
-  const ArgValue* root_arg = find_arg(e, "root");
+  const ArgValue* root_arg = arg(kRoot);
   const bool root = root_arg && comm && root_arg->scalar == comm->rank;
-  if (name == "Bcast") {
-    (root ? m.sent : m.received) = size_of("count", "datatype");
-  } else if (name == "Reduce") {
-    m.sent = size_of("count", "datatype");
-    if (root) m.received = m.sent;
-  } else if (name == "Allreduce" || name == "Scan" || name == "Exscan" || name == "Reduce_local") {
-    m.sent = m.received = size_of("count", "datatype");
-  } else if (name == "Gather" || name == "Gatherv") {
-    m.sent = size_of("sendcount", "sendtype");
-    if (root)
-      m.received = (name == "Gather" ? n : 1) *
-                   size_of(name == "Gather" ? "recvcount" : "recvcounts", "recvtype");
-  } else if (name == "Scatter" || name == "Scatterv") {
-    m.received = size_of("recvcount", "recvtype");
-    if (root)
-      m.sent = (name == "Scatter" ? n : 1) *
-               size_of(name == "Scatter" ? "sendcount" : "sendcounts", "sendtype");
-  } else if (name == "Allgather") {
-    m.sent = size_of("sendcount", "sendtype");
-    m.received = n * size_of("recvcount", "recvtype");
-  } else if (name == "Allgatherv") {
-    m.sent = size_of("sendcount", "sendtype");
-    m.received = size_of("recvcounts", "recvtype");
-  } else if (name == "Alltoall") {
-    m.sent = n * size_of("sendcount", "sendtype");
-    m.received = n * size_of("recvcount", "recvtype");
-  } else if (name == "Alltoallv") {
-    m.sent = size_of("sendcounts", "sendtype");
-    m.received = size_of("recvcounts", "recvtype");
-  } else if (name == "Alltoallw") {
-    auto w = [&](std::string_view counts, std::string_view types) {
-      const ArgValue* c = find_arg(e, counts);
-      const ArgValue* t = find_arg(e, types);
-      std::uint64_t bytes = 0;
-      for (std::size_t i = 0; c && t && i < c->list.size() && i < t->list.size(); ++i) {
-        const auto s = ctx.type_size(static_cast<std::uint64_t>(t->list[i]));
-        if (!s)
-          m.known = false;
-        else
-          bytes += clamp(c->list[i]) * *s;
-      }
-      return bytes;
-    };
-    m.sent = w("sendcounts", "sendtypes");
-    m.received = w("recvcounts", "recvtypes");
-  } else if (name == "Reduce_scatter") {
-    m.sent = size_of("recvcounts", "datatype");
-    const ArgValue* c = find_arg(e, "recvcounts");
-    const ArgValue* t = find_arg(e, "datatype");
-    const auto s = t ? ctx.type_size(static_cast<std::uint64_t>(t->scalar)) : std::nullopt;
-    if (c && s && comm->rank >= 0 && static_cast<std::size_t>(comm->rank) < c->list.size())
-      m.received = clamp(c->list[static_cast<std::size_t>(comm->rank)]) * *s;
-  } else if (name == "Reduce_scatter_block") {
-    m.received = size_of("recvcount", "datatype");
-    m.sent = n * m.received;
+  switch (rule.formula) {
+    case Formula::none:
+      break;
+    case Formula::bcast:
+      (root ? m.sent : m.received) = size_of(kCount, kDatatype);
+      break;
+    case Formula::reduce:
+      m.sent = size_of(kCount, kDatatype);
+      if (root) m.received = m.sent;
+      break;
+    case Formula::allreduce:
+      m.sent = m.received = size_of(kCount, kDatatype);
+      break;
+    case Formula::gather:
+    case Formula::gatherv:
+      m.sent = size_of(kSendcount, kSendtype);
+      if (root)
+        m.received = rule.formula == Formula::gather ? n * size_of(kRecvcount, kRecvtype)
+                                                     : size_of(kRecvcounts, kRecvtype);
+      break;
+    case Formula::scatter:
+    case Formula::scatterv:
+      m.received = size_of(kRecvcount, kRecvtype);
+      if (root)
+        m.sent = rule.formula == Formula::scatter ? n * size_of(kSendcount, kSendtype)
+                                                  : size_of(kSendcounts, kSendtype);
+      break;
+    case Formula::allgather:
+      m.sent = size_of(kSendcount, kSendtype);
+      m.received = n * size_of(kRecvcount, kRecvtype);
+      break;
+    case Formula::allgatherv:
+      m.sent = size_of(kSendcount, kSendtype);
+      m.received = size_of(kRecvcounts, kRecvtype);
+      break;
+    case Formula::alltoall:
+      m.sent = n * size_of(kSendcount, kSendtype);
+      m.received = n * size_of(kRecvcount, kRecvtype);
+      break;
+    case Formula::alltoallv:
+      m.sent = size_of(kSendcounts, kSendtype);
+      m.received = size_of(kRecvcounts, kRecvtype);
+      break;
+    case Formula::alltoallw: {
+      auto w = [&](Param counts, Param types) {
+        const ArgValue* c = arg(counts);
+        const ArgValue* t = arg(types);
+        std::uint64_t bytes = 0;
+        for (std::size_t i = 0; c && t && i < c->list.size() && i < t->list.size(); ++i) {
+          const auto s = ctx.type_size(static_cast<std::uint64_t>(t->list[i]));
+          if (!s)
+            m.known = false;
+          else
+            bytes += clamp(c->list[i]) * *s;
+        }
+        return bytes;
+      };
+      m.sent = w(kSendcounts, kSendtypes);
+      m.received = w(kRecvcounts, kRecvtypes);
+      break;
+    }
+    case Formula::reduce_scatter: {
+      m.sent = size_of(kRecvcounts, kDatatype);
+      const ArgValue* c = arg(kRecvcounts);
+      const ArgValue* t = arg(kDatatype);
+      const auto s = t ? ctx.type_size(static_cast<std::uint64_t>(t->scalar)) : std::nullopt;
+      if (c && s && comm->rank >= 0 && static_cast<std::size_t>(comm->rank) < c->list.size())
+        m.received = clamp(c->list[static_cast<std::size_t>(comm->rank)]) * *s;
+      break;
+    }
+    case Formula::reduce_scatter_block:
+      m.received = size_of(kRecvcount, kDatatype);
+      m.sent = n * m.received;
+      break;
   }
   return m;
 }

@@ -75,7 +75,7 @@ class ProgramSpan {
 // Forwards to the real sink, drawing a progress line on a terminal and following the span.
 class ProgressSink : public predict::PredictSink {
  public:
-  ProgressSink(predict::PredictSink& inner, ProgramSpan& span, std::uint64_t total, bool show)
+  ProgressSink(predict::PredictedTrace& inner, ProgramSpan& span, std::uint64_t total, bool show)
       : inner_(inner), span_(span), total_(total), show_(show) {}
   void on_event(std::uint32_t rank, const Event& ev, std::int64_t compute, std::int64_t start,
                 std::int64_t end, std::int64_t wait) override {
@@ -91,7 +91,7 @@ class ProgressSink : public predict::PredictSink {
   }
 
  private:
-  predict::PredictSink& inner_;
+  predict::PredictedTrace& inner_;  // final: its totals are inlined here
   ProgramSpan& span_;
   std::uint64_t total_, done_ = 0;
   bool show_;

@@ -90,6 +90,12 @@ CallClass make(const FunctionInfo& f) {
   c.some = n.ends_with("some");
   c.moves = moves_data(c.op);
   c.shapes = shapes_context(f.category);
+  c.needs_comm = c.op != Op::wait && c.op != Op::test && c.op != Op::local;
+  c.sized = c.moves && c.op != Op::recv && c.op != Op::irecv;
+  bool comm_roles = false;  // CommTable::observe acts on nothing else
+  for (const auto& p : f.params)
+    comm_roles |= p.role == Role::comm_out || p.role == Role::comm_free;
+  c.observes_comms = comm_roles && (c.op == Op::comm_create || c.op == Op::local);
   return c;
 }
 

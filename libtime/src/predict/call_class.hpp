@@ -34,6 +34,10 @@ struct CallClass {
   bool some = false;    // Waitsome, Testsome
   bool moves = false;   // moves_data(op), looked up once
   bool shapes = false;  // a datatype or communicator call (see shapes_context)
+  // Per call, the loggps engine's questions answered once per function:
+  bool needs_comm = false;      // looks its communicator up (not local, wait or test)
+  bool sized = false;           // sizes worth computing (moves data; not a receive)
+  bool observes_comms = false;  // comm_create or local, with a comm_out or comm_free parameter
 };
 
 namespace detail {

@@ -38,12 +38,13 @@ struct Request {
   // A receive whose source or tag was a wildcard: matched once a Wait* names its status.
   bool unresolved = false;
   bool live = false;
+  std::uint32_t next_free = 0;  // of a free slot: the next free one (kNoSlot: none)
 };
 
 using Slot = std::uint32_t;
 constexpr Slot kNoSlot = ~0u;
 
-// A rank's open requests in slots reused through a free list. Messages, collectives and the
+// A rank's open requests in slots reused through a free list (threaded through the slots). Messages, collectives and the
 // current call carry the slot number, so only a Wait* naming an MPI request searches, and it
 // searches 8-byte keys, not whole entries.
 class RequestTable {
@@ -51,9 +52,9 @@ class RequestTable {
   // `key` 0: an internal request, never looked up by key.
   [[gnu::always_inline]] Slot add(std::uint64_t key) {
     Slot i;
-    if (!free_.empty()) {
-      i = free_.back();
-      free_.pop_back();
+    if (free_ != kNoSlot) {
+      i = free_;
+      free_ = slots_[i].next_free;
       slots_[i] = Request{};
       keys_[i] = key;
     } else {
@@ -78,15 +79,16 @@ class RequestTable {
   Request& operator[](Slot i) { return slots_[i]; }
   [[gnu::always_inline]] void erase(Slot i) {
     slots_[i].live = false;
+    slots_[i].next_free = free_;
     keys_[i] = 0;
-    free_.push_back(i);
+    free_ = i;
   }
 
  private:
   static constexpr std::size_t kHint = 16;
   std::vector<Request> slots_;
   std::vector<std::uint64_t> keys_;  // 0 for internal and free slots
-  std::vector<Slot> free_;
+  Slot free_ = kNoSlot;  // the free slots, a list through Request::next_free
   // The slot last given to a key, by key % kHint: a Wait usually names recent requests.
   std::array<Slot, kHint> hint_ = [] {
     std::array<Slot, kHint> a;
@@ -99,7 +101,7 @@ struct SendPost {
   std::uint32_t rank;
   Slot req;  // kNoSlot: nobody waits for the send's completion (eager)
   Time inject;
-  std::uint64_t bytes;
+  Time x;  // transfer_ns of the message, worked out once by the sender
   bool sync;
 };
 struct RecvPost {
@@ -191,7 +193,7 @@ class Engine {
   }
 
   [[gnu::always_inline]] void match(const SendPost& s, const RecvPost& r) {
-    const Time o = o_, L = L_, x = p_.transfer_ns(s.bytes);
+    const Time o = o_, L = L_, x = s.x;
     Time recv_done;
     if (!s.sync) {
       recv_done = std::max(r.posted, s.inject + o + x + L) + o;
@@ -238,9 +240,10 @@ class Engine {
     return cls.sync || (!cls.buffered && p_.rendezvous(bytes));
   }
 
-  // Starts a send of the current call; returns the request to wait for (0 if none).
+  // Starts a send of the current call (x: transfer_ns(bytes)); returns the request to wait
+  // for (kNoSlot if none).
   [[gnu::always_inline]] Slot start_send(std::uint32_t rank, const CommInfo& c, std::int64_t peer,
-                                         std::int64_t tag, std::uint64_t bytes,
+                                         std::int64_t tag, std::uint64_t bytes, Time x,
                                          const CallClass& cls, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const auto dst = c.world(peer);
@@ -252,10 +255,10 @@ class Engine {
     s.nic_free = inject + gap_;
     const bool sync = waits_for_receive(cls, bytes);
     if (!sync) {
-      complete(rank, req, inject + o_ + p_.transfer_ns(bytes));
+      complete(rank, req, inject + o_ + x);
       req = kNoSlot;
     }
-    post_send(rank, *dst, c.key, tag, {rank, req, inject, bytes, sync});
+    post_send(rank, *dst, c.key, tag, {rank, req, inject, x, sync});
     return req;
   }
 
@@ -316,18 +319,33 @@ class Engine {
     col.bytes = std::max(col.bytes, bytes);
     if (++col.arrived < p) return;
     const auto ends = collective_end_times(col.kind, col.arrive, col.root, col.bytes, p_);
-    const std::vector<Time> zeros(p, 0);
-    const auto solo = collective_end_times(col.kind, zeros, col.root, col.bytes, p_);
+    const std::vector<Time>& solo = solo_ends(col, p);
     for (std::size_t i = 0; i < p; ++i)
       complete(col.members[i].first, col.members[i].second, ends[i], solo[i]);
     collectives_.erase(it);
     ++stats_.collectives;
   }
 
+  // Each member's end had all arrived at 0 (its own cost): the same for every instance of a
+  // collective with the same shape, so the last one is kept.
+  const std::vector<Time>& solo_ends(const Collective& col, std::size_t p) {
+    SoloEnds& c = solo_;
+    if (c.valid && c.kind == col.kind && c.root == col.root && c.bytes == col.bytes && c.p == p)
+      return c.ends;
+    c.zeros.assign(p, 0);
+    c.ends = collective_end_times(col.kind, c.zeros, col.root, col.bytes, p_);
+    c.kind = col.kind;
+    c.root = col.root;
+    c.bytes = col.bytes;
+    c.p = p;
+    c.valid = true;
+    return c.ends;
+  }
+
   // What the call sent and received; the recorded hashes and payloads when the trace has them
   // (the common case, and much cheaper than working sizes out from counts and types).
   static MessageBytes sizes_of(const CallClass& cls, const Event& ev, const RankContext& ctx) {
-    if (cls.op == Op::recv || cls.op == Op::irecv || !cls.moves) return {};
+    if (!cls.sized) return {};
     const bool sends = cls.op != Op::coll && cls.op != Op::icoll;
     if (!ev.send_hashes.empty() && (sends || !ev.payloads.empty())) {
       MessageBytes mb;
@@ -362,7 +380,7 @@ class Engine {
     s.coll_cost = false;
     s.base_end = s.start;
     const CommInfo* c = nullptr;
-    if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local) {
+    if (cls.needs_comm) {
       c = s.comms.find(static_cast<std::uint64_t>(a.scalar(Role::comm, 0, 0)));
       if (!c || ev.rc != 0) {
         post_local(s);
@@ -377,16 +395,17 @@ class Engine {
         break;
       case Op::send: {
         const std::uint64_t n = mb.sent;
+        const Time x = p_.transfer_ns(n);
         const Slot req = internal(s);
-        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), n, cls, req, s.start);
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), n, x, cls, req, s.start);
         s.keys.push_back(req);
-        s.cost =
-            waits_for_receive(cls, n) ? 2 * o + 2 * L_ + p_.transfer_ns(n) : o + p_.transfer_ns(n);
+        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * L_ + x : o + x;
         break;
       }
       case Op::isend: {
         const Slot req = s.requests.add(own());  // an event index: new on its thread
-        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent, cls, req, s.start);
+        start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), mb.sent,
+                   p_.transfer_ns(mb.sent), cls, req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
         break;
@@ -409,14 +428,15 @@ class Engine {
       }
       case Op::sendrecv: {
         const std::uint64_t n = mb.sent;
+        const Time x = p_.transfer_ns(n);
         const Slot sreq = internal(s), rreq = internal(s);
-        start_send(rank, *c, a.scalar(Role::peer, 0), a.scalar(Role::tag, 0), n, classify(fn::Send),
-                   sreq, s.start);
+        start_send(rank, *c, a.scalar(Role::peer, 0), a.scalar(Role::tag, 0), n, x,
+                   classify(fn::Send), sreq, s.start);
         const ArgValue* st = a.get(Role::status_out);
         start_recv(rank, *c, a.scalar(Role::peer, 1), a.scalar(Role::tag, 1),
                    st && !st->statuses.empty() ? &st->statuses[0] : nullptr, rreq, s.start);
         s.keys = {sreq, rreq};
-        s.cost = 2 * o + p_.transfer_ns(n) + L_;
+        s.cost = 2 * o + x + L_;
         break;
       }
       case Op::wait:
@@ -461,21 +481,26 @@ class Engine {
         return;
       }
     }
-    const ArgValue* one = a.get(Role::request_inout);
+    // Arguments looked up only where the function has them (the role index says which).
+    const auto first = [&a]() -> const StatusRecord* {
+      const ArgValue* st1 = a.get(Role::status_out);
+      return st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr;
+    };
+    if (const ArgValue* one = a.get(Role::request_inout); one && !one->requests.empty()) {
+      wait_on(rank, one->requests[0], first());
+      return;
+    }
     const ArgValue* arr = a.get(Role::request_array);
-    const ArgValue* st1 = a.get(Role::status_out);
-    const ArgValue* stn = a.get(Role::status_array);
-    const StatusRecord* first = st1 && !st1->statuses.empty() ? &st1->statuses[0] : nullptr;
+    if (!arr) return;
+    const ArgValue* stn = any ? nullptr : a.get(Role::status_array);
     const auto nth_status = [stn](std::size_t k) -> const StatusRecord* {
       return stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr;
     };
-    if (one && !one->requests.empty()) {
-      wait_on(rank, one->requests[0], first);
-    } else if (arr && any) {
+    if (any) {
       const std::int64_t i = a.scalar(Role::int_out, 0, -1);
       if (i >= 0 && static_cast<std::size_t>(i) < arr->requests.size())
-        wait_on(rank, arr->requests[static_cast<std::size_t>(i)], first);
-    } else if (arr && some) {
+        wait_on(rank, arr->requests[static_cast<std::size_t>(i)], first());
+    } else if (some) {
       const ArgValue* idx = a.get(Role::int_array_out);
       if (idx)
         for (std::size_t k = 0; k < idx->list.size(); ++k) {
@@ -483,7 +508,7 @@ class Engine {
           if (i < 0 || static_cast<std::size_t>(i) >= arr->requests.size()) continue;
           wait_on(rank, arr->requests[static_cast<std::size_t>(i)], nth_status(k));
         }
-    } else if (arr) {
+    } else {
       for (std::size_t k = 0; k < arr->requests.size(); ++k)
         wait_on(rank, arr->requests[k], nth_status(k));
     }
@@ -512,7 +537,7 @@ class Engine {
     s.keys.push_back(slot);
   }
 
-  bool try_finish(std::uint32_t rank) {
+  [[gnu::always_inline]] bool try_finish(std::uint32_t rank) {
     RankState& s = ranks_[rank];
     if (!s.posted) {
       s.start = s.t + s.compute;
@@ -533,7 +558,7 @@ class Engine {
     }
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = *s.cls;
-    if (cls.op == Op::comm_create || (cls.op == Op::local && s.ev.rc == 0)) s.comms.observe(s.ev);
+    if (cls.observes_comms && (cls.op == Op::comm_create || s.ev.rc == 0)) s.comms.observe(s.ev);
     if (cls.shapes) s.ctx->observe(s.ev);
     sink_.on_event(rank, s.ev, s.compute, s.start, end, wait);
     ++stats_.events;
@@ -552,6 +577,13 @@ class Engine {
   std::map<std::pair<std::uint32_t, std::uint64_t>, Collective> collectives_;
   std::uint64_t in_flight_messages_ = 0;
   EngineStats stats_;
+  struct SoloEnds {
+    bool valid = false;
+    CollKind kind = CollKind::barrier;
+    std::size_t root = 0, p = 0;
+    std::uint64_t bytes = 0;
+    std::vector<Time> zeros, ends;
+  } solo_;
 };
 
 }  // namespace

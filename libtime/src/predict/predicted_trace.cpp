@@ -23,15 +23,8 @@ PredictedTrace::PredictedTrace(std::optional<std::filesystem::path> out_dir, std
         std::make_unique<RankTraceWriter>(d.events_path(r), d.payload_path(r), r, options));
 }
 
-void PredictedTrace::on_event(std::uint32_t rank, const Event& ev, std::int64_t compute_ns,
-                              std::int64_t start_ns, std::int64_t end_ns, std::int64_t wait_ns) {
-  RankTotals& t = totals_[rank];
-  t.compute_ns += compute_ns;
-  t.wait_ns += wait_ns;
-  t.comm_ns += end_ns - start_ns - wait_ns;
-  t.end_ns = end_ns;
-  ++t.events;
-  if (writers_.empty()) return;
+void PredictedTrace::write(std::uint32_t rank, const Event& ev, std::int64_t start_ns,
+                           std::int64_t end_ns) {
   if (ev.payloads.empty() && ev.signatures.empty() && ev.stall_ns == 0) {
     // Nothing to drop: the event's own body is the output's, so no copy of the Event.
     body_.clear();
