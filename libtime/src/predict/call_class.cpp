@@ -96,6 +96,7 @@ CallClass make(const FunctionInfo& f) {
   for (const auto& p : f.params)
     comm_roles |= p.role == Role::comm_out || p.role == Role::comm_free;
   c.observes_comms = comm_roles && (c.op == Op::comm_create || c.op == Op::local);
+  c.modelled_p2p = f.modelled && f.category == Category::p2p;
   return c;
 }
 

@@ -38,6 +38,7 @@ struct CallClass {
   bool needs_comm = false;      // looks its communicator up (not local, wait or test)
   bool sized = false;           // sizes worth computing (moves data; not a receive)
   bool observes_comms = false;  // comm_create or local, with a comm_out or comm_free parameter
+  bool modelled_p2p = false;    // a modelled point-to-point function (solo_cost's send sizes)
 };
 
 namespace detail {
@@ -46,9 +47,10 @@ namespace detail {
 extern const std::vector<CallClass> call_classes;
 }  // namespace detail
 
+// The tables hold fn::kCount functions (plus the entry for other ids): comparing with the
+// constant saves working out a vector's size on every call.
 inline const CallClass& classify(std::uint16_t function) {
-  const auto& t = detail::call_classes;
-  return function + 1u < t.size() ? t[function] : t.back();
+  return detail::call_classes[function < fn::kCount ? function : fn::kCount];
 }
 
 // Whether a call moves data (its sizes are worth computing), and whether it can create or
@@ -91,16 +93,17 @@ inline std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int6
 // arg_of and scalar_of for several lookups in one event: its function's index found once.
 class EventArgs {
  public:
-  explicit EventArgs(const Event& ev) : ev_(ev), n_(ev.args.size()) {
+  explicit EventArgs(const Event& ev) : ev_(ev), args_(ev.args.data()), n_(ev.args.size()) {
     const auto& index = detail::role_index;
-    if (ev.function < index.size() && index[ev.function].complete) ix_ = &index[ev.function];
+    if (ev.function < fn::kCount && index[ev.function].complete) ix_ = &index[ev.function];
   }
   // nth: 0 or 1.
   const ArgValue* get(Role role, int nth = 0) const {
     if (ix_ == nullptr) return detail::search_arg(ev_, role, nth);
     const std::size_t i = ix_->at[static_cast<std::size_t>(role)][nth != 0];
     if (i == detail::kNoArg || i >= n_) return nullptr;
-    return ev_.args[i].present ? &ev_.args[i] : nullptr;
+    const ArgValue* a = args_ + i;
+    return a->present ? a : nullptr;
   }
   std::int64_t scalar(Role role, int nth = 0, std::int64_t fallback = 0) const {
     const ArgValue* a = get(role, nth);
@@ -109,6 +112,7 @@ class EventArgs {
 
  private:
   const Event& ev_;
+  const ArgValue* args_;
   std::size_t n_;
   const detail::RoleIndex* ix_ = nullptr;
 };

@@ -34,8 +34,7 @@ std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSPara
     case Op::send:
     case Op::isend:
       // What message_bytes finds for a successful point-to-point send whose data was hashed.
-      if (ev.rc == 0 && !ev.send_hashes.empty() && ev.info().modelled &&
-          ev.info().category == Category::p2p) {
+      if (ev.rc == 0 && !ev.send_hashes.empty() && cls.modelled_p2p) {
         std::uint64_t sent = 0;
         for (const auto& h : ev.send_hashes) sent += h.bytes;
         return p.overhead_ns() + p.transfer_ns(sent);
@@ -150,7 +149,7 @@ class Compensated {
         ranks_(feeds.size()),
         sched_(ranks_) {
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
-      ranks_[r].feed = &feeds[r];
+      ranks_[r].feed = feeds[r].get();
       ranks_[r].offset = r < offsets.size() ? offsets[r] : 0;
       ranks_[r].comms = CommTable(r, registry_);
       ranks_[r].ctx.emplace(r, static_cast<std::uint32_t>(feeds.size()));

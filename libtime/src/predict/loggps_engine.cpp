@@ -44,9 +44,9 @@ struct Request {
 using Slot = std::uint32_t;
 constexpr Slot kNoSlot = ~0u;
 
-// A rank's open requests in slots reused through a free list (threaded through the slots). Messages, collectives and the
-// current call carry the slot number, so only a Wait* naming an MPI request searches, and it
-// searches 8-byte keys, not whole entries.
+// A rank's open requests in slots reused through a free list (threaded through the slots).
+// Messages, collectives and the current call carry the slot number, so only a Wait* naming an MPI
+// request searches, and it searches 8-byte keys, not whole entries.
 class RequestTable {
  public:
   // `key` 0: an internal request, never looked up by key.
@@ -88,7 +88,7 @@ class RequestTable {
   static constexpr std::size_t kHint = 16;
   std::vector<Request> slots_;
   std::vector<std::uint64_t> keys_;  // 0 for internal and free slots
-  Slot free_ = kNoSlot;  // the free slots, a list through Request::next_free
+  Slot free_ = kNoSlot;              // the free slots, a list through Request::next_free
   // The slot last given to a key, by key % kHint: a Wait usually names recent requests.
   std::array<Slot, kHint> hint_ = [] {
     std::array<Slot, kHint> a;
@@ -148,7 +148,7 @@ class Engine {
         ranks_(feeds.size()),
         sched_(ranks_) {
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
-      ranks_[r].feed = &feeds[r];
+      ranks_[r].feed = feeds[r].get();
       ranks_[r].comms = CommTable(r, registry_);
       ranks_[r].ctx.emplace(r, static_cast<std::uint32_t>(feeds.size()));
     }
@@ -493,8 +493,12 @@ class Engine {
     const ArgValue* arr = a.get(Role::request_array);
     if (!arr) return;
     const ArgValue* stn = any ? nullptr : a.get(Role::status_array);
-    const auto nth_status = [stn](std::size_t k) -> const StatusRecord* {
-      return stn && k < stn->statuses.size() ? &stn->statuses[k] : nullptr;
+    // Sizes and data held in locals: the loops below store through the rank's state, so
+    // the compiler would reload them from the Event on every turn.
+    const StatusRecord* statuses = stn ? stn->statuses.data() : nullptr;
+    const std::size_t n_statuses = stn ? stn->statuses.size() : 0;
+    const auto nth_status = [statuses, n_statuses](std::size_t k) -> const StatusRecord* {
+      return k < n_statuses ? statuses + k : nullptr;
     };
     if (any) {
       const std::int64_t i = a.scalar(Role::int_out, 0, -1);
@@ -509,8 +513,9 @@ class Engine {
           wait_on(rank, arr->requests[static_cast<std::size_t>(i)], nth_status(k));
         }
     } else {
-      for (std::size_t k = 0; k < arr->requests.size(); ++k)
-        wait_on(rank, arr->requests[k], nth_status(k));
+      const RequestRef* refs = arr->requests.data();
+      const std::size_t n = arr->requests.size();
+      for (std::size_t k = 0; k < n; ++k) wait_on(rank, refs[k], nth_status(k));
     }
   }
 

@@ -38,7 +38,7 @@ class RunQueue {
 
 // One rank's place in its feed: the call it is at and whether that call was posted.
 struct RankCursor {
-  std::unique_ptr<RankFeed>* feed = nullptr;
+  RankFeed* feed = nullptr;  // owned by the caller
   Event ev;
   std::int64_t compute = 0;
   bool have = false, posted = false, done = false, queued = false;
@@ -80,7 +80,7 @@ class Scheduler {
     RankCursor& s = ranks_[r];
     for (;;) {
       if (!s.have) {
-        if (!(*s.feed)->next(s.ev, s.compute)) {
+        if (!s.feed->next(s.ev, s.compute)) {
           s.done = true;
           return;
         }
