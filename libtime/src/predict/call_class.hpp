@@ -50,7 +50,7 @@ extern const std::vector<CallClass> call_classes;
 // The tables hold fn::kCount functions (plus the entry for other ids): comparing with the
 // constant saves working out a vector's size on every call.
 inline const CallClass& classify(std::uint16_t function) {
-  return detail::call_classes[function < fn::kCount ? function : fn::kCount];
+  return detail::call_classes[function < fn::kCount ? function : std::size_t{fn::kCount}];
 }
 
 // Whether a call moves data (its sizes are worth computing), and whether it can create or
