@@ -33,6 +33,7 @@ struct FitReport {
   std::uint64_t pairs = 0;               // matched pairs measured for L
   std::uint64_t large_pairs = 0;         // rendezvous pairs measured for params.G_classes
   std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
+  std::uint64_t reduction_samples = 0;   // reductions measured for gamma
   std::string notes;                     // what fell back to a default, and why
   std::string warnings;                  // what the fit distrusted (empty: nothing)
 };
