@@ -59,15 +59,16 @@ TEST(PredictReduction, RabenseifnerOnFourHalvesThenDoubles) {
 
 TEST(PredictReduction, RabenseifnerOnThreeFoldsTheExtraRankIn) {
   // Rank 0 hands its 4000 B to rank 1 (rank 1: 100 + 3999 + 1000 + 100 + 2000 = 7199; rank 0
-  // free at 4099). Ranks 1 and 2 swap 2000 B combined: rank 1 max(7199 + 3099, 0 + 3099 +
-  // 1000) + 1100 = 11398, rank 2 max(3099, 7199 + 3099 + 1000) + 1100 = 12398; then swap
-  // back uncombined: rank 1 max(14497, 12398 + 4099) + 100 = 16597, rank 2 max(15497, 11398 +
-  // 4099) + 100 = 15597. Rank 1 returns the result: rank 0 gets it at 16597 + 4099 + 100.
+  // free at 4099). Ranks 1 and 2 swap 2000 B (send 2099) combined: rank 1 max(7199 + 2099,
+  // 0 + 2099 + 1000) + 1100 = 10398, rank 2 max(2099, 7199 + 3099) + 1100 = 11398; then swap
+  // back uncombined: rank 1 max(12497, 11398 + 3099) + 100 = 14597, rank 2 max(13497, 10398
+  // + 3099) + 100 = 13597. Rank 1 returns the result: rank 0 gets it at 14597 + 4099 + 1000
+  // + 100.
   const std::vector<std::int64_t> zero(3, 0);
   const auto t = predict::collective_end_times(CollKind::allreduce, zero, 0, 4000, params(1, 0.5));
-  EXPECT_EQ(t[0], 16597 + 4099 + 100);
-  EXPECT_EQ(t[1], 16597 + 4099);
-  EXPECT_EQ(t[2], 15597);
+  EXPECT_EQ(t[0], 14597 + 4099 + 1000 + 100);
+  EXPECT_EQ(t[1], 14597 + 4099);
+  EXPECT_EQ(t[2], 13597);
 }
 
 TEST(PredictReduction, GammaBisectsToTheRecordedEnd) {
