@@ -28,8 +28,10 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
 Plain and recorded runs have one rank per core (mpiexec -bind-to core) unless --no-bind, so
 the scheduler moves neither between cores mid-run.
 Parts that need what this machine or build lacks say so and are skipped.
+With --self-only, only the recordings and the `self` rows (no plain runs, no replays): the
+models' own error, which a loaded machine hardly moves.
 Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
-       [--period-us 2000] [--args 'halo2d=512 200;ring=...']"""
+       [--period-us 2000] [--args 'halo2d=512 200;ring=...'] [--self-only]"""
 import argparse
 import json
 import os
@@ -147,6 +149,8 @@ def main():
                     help="CPU-quota cgroup period (the quota is half of it)")
     ap.add_argument("--no-bind", action="store_true",
                     help="let the scheduler place the ranks (default: one per core)")
+    ap.add_argument("--self-only", action="store_true",
+                    help="record and give the self rows only (no plain runs, no replays)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
@@ -164,8 +168,8 @@ def main():
     if not probe.exists():
         raise SystemExit(f"{probe}: not built (cmake --build {a.build} --target bench_span_probe)")
     mpiexec = [shutil.which("mpiexec"), *([] if a.no_bind else ["-bind-to", "core"])]
-    with_replay = replay_writes_profiles(tool)
-    if not with_replay:
+    with_replay = not a.self_only and replay_writes_profiles(tool)
+    if not with_replay and not a.self_only:
         print("replayed, one rank, slower: skipped, `encore replay -o` does not write profiles "
               "in this build")
     with_cgroup = with_replay and cgroup_usable()
@@ -179,13 +183,16 @@ def main():
                                    "together logged", "slower loggps")}
             plain_s = []
             for i in range(a.runs):
-                plain = plain_span([*mpiexec, "-n", 2, *program], probe, tmp)
-                plain_s.append(plain)
+                plain = None if a.self_only else plain_span([*mpiexec, "-n", 2, *program],
+                                                            probe, tmp)
+                if plain is not None:
+                    plain_s.append(plain)
                 trace = tmp / f"{name}-{i}"
                 run([tool, "record", "-o", trace, "--", *mpiexec, "-n", 2, *program])
                 for model in ("loggps", "logged", "seed"):
                     pred, rec = predict(tool, trace, model, recorded=True)
-                    err[f"model {model}"].append(100 * (pred - plain) / plain)
+                    if plain is not None:
+                        err[f"model {model}"].append(100 * (pred - plain) / plain)
                     if model != "seed":  # the seed gives the recording back by construction
                         err[f"self {model}"].append(100 * (pred - rec) / rec)
                 if with_replay:
@@ -212,7 +219,8 @@ def main():
                                slow_plain) / slow_plain)
                     cleanup_cgroups()
                 shutil.rmtree(trace, ignore_errors=True)
-            print(f"{name} {' '.join(map(str, program[1:]))}: plain span {seconds(plain_s)}")
+            print(f"{name} {' '.join(map(str, program[1:]))}: plain span "
+                  f"{seconds(plain_s) if plain_s else 'not run'}")
             for k, v in err.items():
                 if v:
                     print(f"  {k:<16} error {spread(v)}")

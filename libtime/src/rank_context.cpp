@@ -327,7 +327,12 @@ SizingRule make_rule(const FunctionInfo& f) {
     return r;
   }
   if (f.category != Category::collective) return r;
-  if (name[0] == 'I') name.remove_prefix(1);  // nonblocking: same buffers
+  std::string blocking;  // nonblocking: same buffers ("Iallreduce" -> "Allreduce")
+  if (name.size() > 1 && name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') {
+    blocking.assign(name.substr(1));
+    blocking[0] = static_cast<char>(blocking[0] - 'a' + 'A');
+    name = blocking;
+  }
   if (name.size() > 5 && name.substr(name.size() - 5) == "_init") name.remove_suffix(5);
   if (name.rfind("Neighbor_", 0) == 0) {
     r.sizing = Sizing::unknown;

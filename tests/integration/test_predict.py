@@ -81,9 +81,11 @@ class PredictExamples(unittest.TestCase):
 
     def test_params_file_and_text_summary(self):
         params = self.root / "params.json"
-        params.write_text(json.dumps({"L": 2000, "o": 300, "g": 0, "G": 0.5, "S": 4096}))
+        params.write_text(json.dumps({"L": 2000, "o": 300, "g": 0, "G": 0.5, "S": 4096,
+                                      "gamma": 0.25}))
         doc = self.predict("ring", "--params", params)
         self.assertEqual(doc["params"]["L"], 2000)
+        self.assertEqual(doc["params"]["gamma"], 0.25)
         self.assertEqual(doc["params"]["S"], 4096)
         self.assertNotIn("fit", doc)
         # A larger L makes every message later: the prediction grows.
@@ -101,7 +103,9 @@ class PredictExamples(unittest.TestCase):
             (["--model", "guess"], 2, "--model"),
             (["--params", self.root / "missing.json"], 2, "missing.json"),
             (["--replay", self.root / "halo2d"], 3, "expected a replay profile"),
+            (["--params", self.root / "bad_gamma.json"], 2, "gamma"),
         ]
+        (self.root / "bad_gamma.json").write_text(json.dumps({"gamma": -1}))
         for extra, code, text in cases:
             with self.subTest(args=extra):
                 p = tool("predict", self.root / "ring", *extra, check=False)

@@ -68,5 +68,15 @@ TEST(PredictCallClass, PrecomputedFlagsMatchTheirDefinitions) {
   EXPECT_TRUE(predict::classify(fn::Comm_split).shapes);
 }
 
+TEST(PredictCallClass, NonblockingCollectivesAreClassedByTheirBlockingKind) {
+  // "Iallreduce" starts an Allreduce: the name after the I is capitalised before the lookup.
+  EXPECT_EQ(predict::classify(fn::Iallreduce).op, predict::Op::icoll);
+  EXPECT_EQ(predict::classify(fn::Iallreduce).coll, predict::CollKind::allreduce);
+  EXPECT_EQ(predict::classify(fn::Ibcast).coll, predict::CollKind::bcast);
+  EXPECT_EQ(predict::classify(fn::Ibarrier).op, predict::Op::icoll);
+  EXPECT_EQ(predict::classify(fn::Ireduce_scatter_block).coll, predict::CollKind::reduce_scatter);
+  EXPECT_EQ(predict::classify(fn::Irecv).op, predict::Op::irecv);
+}
+
 }  // namespace
 }  // namespace encore

@@ -176,7 +176,7 @@ TEST(PredictLogGPS, BinomialBroadcastOfFour) {
   EXPECT_EQ(t[3], 1207 + 1107 + 100);
   EXPECT_EQ(t[0], 214);
   EXPECT_EQ(predict::algorithm_name(predict::CollKind::bcast, 8, 4), "binomial tree");
-  EXPECT_EQ(predict::algorithm_name(predict::CollKind::allreduce, 1 << 20, 4), "ring");
+  EXPECT_EQ(predict::algorithm_name(predict::CollKind::allreduce, 1 << 20, 4), "Rabenseifner");
 }
 
 TEST(PredictLogGPS, ComputeSpedUpOnOneRankShortensTheOthersWait) {

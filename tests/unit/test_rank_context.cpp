@@ -141,6 +141,14 @@ TEST(RankContext, CommunicatorsAndCollectiveBytes) {
                      .set("comm", static_cast<std::int64_t>(world))
                      .e;
   EXPECT_FALSE(message_bytes(ctx, unknown).known);
+  // A nonblocking collective moves what its blocking form does ("Iallreduce": "Allreduce").
+  auto iall = EventBuilder(fn::Iallreduce)
+                  .set("count", 6)
+                  .set("datatype", in)
+                  .set("comm", static_cast<std::int64_t>(world))
+                  .e;
+  EXPECT_EQ(message_bytes(ctx, iall).sent, 24u);
+  EXPECT_EQ(message_bytes(ctx, iall).received, 24u);
 }
 
 // The decoder reuses Event::args and leaves entries past the function's parameters stale: a

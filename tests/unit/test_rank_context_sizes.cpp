@@ -2,6 +2,7 @@
 // matching version it replaced (kept here as the reference), for every function of the table
 // and a spread of arguments: root or not, known or unknown types and communicators, lists,
 // recorded hashes, payloads and statuses, failed calls.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -77,7 +78,12 @@ MessageBytes by_names(const RankContext& ctx, const Event& e) {
     return m;
   }
   if (f.category != Category::collective) return m;
-  if (name[0] == 'I') name.remove_prefix(1);  // nonblocking: same buffers
+  std::string blocking;  // nonblocking: same buffers ("Iallreduce" -> "Allreduce")
+  if (name.size() > 1 && name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') {
+    blocking.assign(name.substr(1));
+    blocking[0] = static_cast<char>(blocking[0] - 'a' + 'A');
+    name = blocking;
+  }
   if (name.size() > 5 && name.substr(name.size() - 5) == "_init") name.remove_suffix(5);
   if (name.rfind("Neighbor_", 0) == 0) {
     m.known = false;

@@ -251,8 +251,10 @@ int predict_main(const PredictOptions& o) {
     fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   } else {
     fmt::print("prediction of {} ({} ranks), model {}\n", o.trace, n, o.model);
-    fmt::print("  parameters: L {:.0f} ns, o {:.0f} ns, g {:.0f} ns, G {:.4f} ns/B, S {} B ({})\n",
-               params.L, params.o, params.g, params.G, params.S, params.source);
+    fmt::print(
+        "  parameters: L {:.0f} ns, o {:.0f} ns, g {:.0f} ns, G {:.4f} ns/B, S {} B, gamma {:.4f} "
+        "ns/B ({})\n",
+        params.L, params.o, params.g, params.G, params.S, params.gamma, params.source);
     if (fit) fmt::print("  fit: {}\n", predict::describe(*fit));
     std::string measured, inferred;
     for (std::uint32_t r = 0; r < n; ++r)

@@ -44,6 +44,13 @@ bool collective_kind(std::string_view n, CollKind& kind) {
   return false;
 }
 
+// "Iallreduce" -> "Allreduce": the blocking collective a nonblocking one starts.
+std::string blocking_name(std::string_view n) {
+  std::string b(n.substr(1));
+  if (b[0] >= 'a' && b[0] <= 'z') b[0] = static_cast<char>(b[0] - 'a' + 'A');
+  return b;
+}
+
 CallClass make(const FunctionInfo& f) {
   std::string_view n = f.name;
   if (n.starts_with("MPI_")) n.remove_prefix(4);
@@ -73,7 +80,7 @@ CallClass make(const FunctionInfo& f) {
     c.op = Op::test;
   else if (collective_kind(n, c.coll))
     c.op = Op::coll;
-  else if (n.starts_with("I") && collective_kind(n.substr(1), c.coll))
+  else if (n.size() > 1 && n[0] == 'I' && collective_kind(blocking_name(n), c.coll))
     c.op = Op::icoll;
   else if (f.category == Category::communicator &&
            !one_of(n, {"Comm_create_group", "Intercomm_create", "Intercomm_merge", "Comm_idup",

@@ -16,21 +16,32 @@ struct Net {
     largest = std::max(largest, n);
     return o() + p.transfer_ns(n);
   }
-  // Receiver ready at tr gets a message its sender started at ts.
-  std::int64_t recv_done(std::int64_t tr, std::int64_t ts, std::uint64_t n) const {
-    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o();
+  // Receiver ready at tr gets a message its sender started at ts; `combine`: a reduction's
+  // receiver then combines the bytes into its buffer.
+  std::int64_t recv_done(std::int64_t tr, std::int64_t ts, std::uint64_t n,
+                         bool combine = false) const {
+    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o() + (combine ? p.reduce_ns(n) : 0);
   }
 };
 
 // Every rank sends to (i + d) and receives from (i - d), all at once (dissemination,
 // recursive doubling, ring and pairwise steps are all of this shape).
-void shift_round(Times& t, std::size_t d, std::uint64_t n, const Net& net) {
+void shift_round(Times& t, std::size_t d, std::uint64_t n, const Net& net, bool combine = false) {
   const std::size_t p = t.size();
   Times next(p);
   for (std::size_t i = 0; i < p; ++i) {
     const std::size_t from = (i + p - d % p) % p;
-    next[i] = net.recv_done(t[i] + net.send_cost(n), t[from], n);
+    next[i] = net.recv_done(t[i] + net.send_cost(n), t[from], n, combine);
   }
+  t.swap(next);
+}
+
+// Partners exchange at once (i with i ^ mask among the first `pof2` ranks).
+void exchange_round(Times& t, std::size_t pof2, std::size_t mask, std::uint64_t n, const Net& net,
+                    bool combine) {
+  Times next(t.begin(), t.end());
+  for (std::size_t i = 0; i < pof2; ++i)
+    next[i] = net.recv_done(t[i] + net.send_cost(n), t[i ^ mask], n, combine);
   t.swap(next);
 }
 
@@ -57,28 +68,67 @@ void tree_down(Times& t, std::size_t root, const Net& net, Block block) {
 
 // Binomial tree towards the root (reduce, gather).
 template <class Block>
-void tree_up(Times& t, std::size_t root, const Net& net, Block block) {
+void tree_up(Times& t, std::size_t root, const Net& net, Block block, bool combine) {
   const std::size_t p = t.size();
   for (std::size_t mask = 1; mask < p; mask <<= 1) {
     for (std::size_t v = mask; v < p; v += 2 * mask) {
       const std::size_t a = abs_rank(v, root, p), parent = abs_rank(v - mask, root, p);
       const std::uint64_t n = block(v, mask);
-      t[parent] = net.recv_done(t[parent], t[a], n);
+      t[parent] = net.recv_done(t[parent], t[a], n, combine);
       t[a] += net.send_cost(n);
     }
   }
 }
 
-void doubling(Times& t, std::uint64_t n, const Net& net, bool grow) {
+void doubling(Times& t, std::uint64_t n, const Net& net, bool grow, bool combine = false) {
   std::uint64_t size = n;
   for (std::size_t d = 1; d < t.size(); d <<= 1) {
-    shift_round(t, d, size, net);
+    shift_round(t, d, size, net, combine);
     if (grow) size *= 2;
   }
 }
 
-void ring(Times& t, std::size_t steps, std::uint64_t n, const Net& net) {
-  for (std::size_t s = 0; s < steps; ++s) shift_round(t, 1, n, net);
+void ring(Times& t, std::size_t steps, std::uint64_t n, const Net& net, bool combine = false) {
+  for (std::size_t s = 0; s < steps; ++s) shift_round(t, 1, n, net, combine);
+}
+
+// Rabenseifner's allreduce as MPICH runs it: the ranks beyond the largest power of two hand
+// their vector to a neighbour first; the pof2 others reduce-scatter by recursive halving
+// (partners i ^ mask, half of what is left each step, combined) and allgather back by
+// recursive doubling; then the neighbours get the result back.
+void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
+  const std::size_t p = t.size();
+  std::size_t pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  const std::size_t rem = p - pof2;
+  // Ranks 0 .. 2rem-1: even ones send to the odd ones and sit out (MPICH's layout); the
+  // survivors are renumbered 0 .. pof2-1 for the exchanges.
+  Times v(pof2);
+  std::vector<std::size_t> real(pof2);
+  for (std::size_t i = 1; i < 2 * rem; i += 2) {
+    t[i] = net.recv_done(t[i], t[i - 1], bytes, true);
+    t[i - 1] += net.send_cost(bytes);
+  }
+  for (std::size_t i = 0, k = 0; i < p; ++i) {
+    if (i < 2 * rem && i % 2 == 0) continue;
+    real[k] = i;
+    v[k++] = t[i];
+  }
+  std::uint64_t size = bytes;
+  std::vector<std::uint64_t> sizes;
+  for (std::size_t mask = 1; mask < pof2; mask <<= 1) {
+    size = (size + 1) / 2;
+    sizes.push_back(size);
+    exchange_round(v, pof2, mask, size, net, true);
+  }
+  for (std::size_t mask = pof2 >> 1, k = sizes.size(); mask > 0; mask >>= 1)
+    exchange_round(v, pof2, mask, sizes[--k], net, false);
+  for (std::size_t k = 0; k < pof2; ++k) t[real[k]] = v[k];
+  for (std::size_t i = 0; i + 1 < 2 * rem; i += 2) {
+    const std::int64_t sent = t[i + 1];
+    t[i + 1] += net.send_cost(bytes);
+    t[i] = net.recv_done(t[i], sent, bytes);
+  }
 }
 
 }  // namespace
@@ -120,7 +170,7 @@ std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t 
     case CollKind::scatter:
       return "binomial tree";
     case CollKind::allreduce:
-      return bytes <= kAllreduceShort ? "recursive doubling" : "ring";
+      return bytes <= kAllreduceShort ? "recursive doubling" : "Rabenseifner";
     case CollKind::allgather:
       return bytes * p < kAllgatherShort ? "recursive doubling" : "ring";
     case CollKind::alltoall:
@@ -160,19 +210,19 @@ void run(CollKind kind, Times& t, std::size_t root, std::uint64_t bytes, const N
       }
       break;
     case CollKind::reduce:
-      tree_up(t, root, net, whole);
+      tree_up(t, root, net, whole, true);
       break;
     case CollKind::gather:
-      tree_up(t, root, net, subtree);
+      tree_up(t, root, net, subtree, false);
       break;
     case CollKind::scatter:
       tree_down(t, root, net, subtree);
       break;
     case CollKind::allreduce:
       if (bytes <= kAllreduceShort)
-        doubling(t, bytes, net, false);
+        doubling(t, bytes, net, false, true);
       else
-        ring(t, 2 * (p - 1), chunk, net);
+        rabenseifner(t, bytes, net);
       break;
     case CollKind::allgather:
       if (bytes * p < kAllgatherShort)
@@ -184,10 +234,10 @@ void run(CollKind kind, Times& t, std::size_t root, std::uint64_t bytes, const N
       for (std::size_t d = 1; d < p; ++d) shift_round(t, d, bytes, net);
       break;
     case CollKind::reduce_scatter:
-      ring(t, p - 1, chunk, net);
+      ring(t, p - 1, chunk, net, true);
       break;
     case CollKind::scan:
-      doubling(t, bytes, net, false);
+      doubling(t, bytes, net, false, true);
       break;
   }
 }
@@ -217,6 +267,33 @@ std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const st
   return t;
 }
 
+namespace {
+
+// The x in [0, kMaxFittedG] at which the non-decreasing `last(x)` reaches `last_end`: 0 when
+// it is there already at 0, nullopt when not even at the bound.
+template <class Last>
+std::optional<double> bisect(Last last, std::int64_t last_end) {
+  if (last(0) >= last_end) return 0.0;
+  double lo = 0, hi = 1;
+  while (last(hi) < last_end) {
+    lo = hi;
+    hi *= 2;
+    if (hi > kMaxFittedG) return std::nullopt;  // ns per byte no memory copy takes
+  }
+  for (int i = 0; i < 40; ++i) {
+    const double mid = (lo + hi) / 2;
+    (last(mid) < last_end ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+bool reduces(CollKind kind) noexcept {
+  return kind == CollKind::reduce || kind == CollKind::allreduce ||
+         kind == CollKind::reduce_scatter || kind == CollKind::scan;
+}
+
 std::optional<CollectiveG> collective_G(CollKind kind, std::span<const std::int64_t> arrive,
                                         std::size_t root, std::uint64_t bytes,
                                         const LogGPSParams& params, std::int64_t last_end) {
@@ -234,19 +311,25 @@ std::optional<CollectiveG> collective_G(CollKind kind, std::span<const std::int6
     largest = net.largest;
     return *std::max_element(t.begin(), t.end());
   };
-  if (last(0) >= last_end) return CollectiveG{0, largest};
-  double lo = 0, hi = 1;
-  while (last(hi) < last_end) {
-    lo = hi;
-    hi *= 2;
-    if (hi > kMaxFittedG) return std::nullopt;  // ns per byte no memory copy takes
-  }
-  for (int i = 0; i < 40; ++i) {
-    const double mid = (lo + hi) / 2;
-    (last(mid) < last_end ? lo : hi) = mid;
-  }
-  last(hi);
-  return CollectiveG{hi, largest};
+  const auto g = bisect(last, last_end);
+  if (!g) return std::nullopt;
+  last(*g);
+  return CollectiveG{*g, largest};
+}
+
+std::optional<double> collective_gamma(CollKind kind, std::span<const std::int64_t> arrive,
+                                       std::size_t root, std::uint64_t bytes,
+                                       const LogGPSParams& params, std::int64_t last_end) {
+  if (arrive.size() <= 1 || bytes == 0 || !reduces(kind)) return std::nullopt;
+  LogGPSParams q = params;
+  // Like G, every combine's time grows with gamma, and the end with it.
+  const auto last = [&](double gamma) {
+    q.gamma = gamma;
+    Times t(arrive.begin(), arrive.end());
+    run(kind, t, root, bytes, Net{q});
+    return *std::max_element(t.begin(), t.end());
+  };
+  return bisect(last, last_end);
 }
 
 }  // namespace encore::predict

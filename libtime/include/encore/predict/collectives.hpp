@@ -1,6 +1,7 @@
 // Collective operations re-timed in LogGPS terms by the algorithm MPICH would pick: each
 // algorithm is a sequence of point-to-point rounds, a message of n bytes costing the sender
-// o + (n-1)G and reaching its receiver L later, where it costs o more.
+// o + (n-1)G and reaching its receiver L later, where it costs o more (and n gamma more where a
+// reduction combines it: Reduce, Allreduce, Reduce_scatter, Scan).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +30,9 @@ enum class CollKind : std::uint8_t {
 std::string_view to_string(CollKind kind) noexcept;
 
 // Size crossovers (bytes), MPICH 4.0's defaults for the algorithms we model.
-inline constexpr std::uint64_t kBcastShort = 12288;      // binomial below, scatter+ring above
-inline constexpr std::uint64_t kAllreduceShort = 2048;   // recursive doubling below, ring above
+inline constexpr std::uint64_t kBcastShort = 12288;  // binomial below, scatter+ring above
+inline constexpr std::uint64_t kAllreduceShort =
+    2048;  // recursive doubling below, Rabenseifner above
 inline constexpr std::uint64_t kAllgatherShort = 81920;  // total bytes: doubling below, ring above
 
 // Which algorithm a collective of `bytes` (per-rank block, see engine) on p ranks uses.
@@ -61,5 +63,16 @@ inline constexpr double kMaxFittedG = 1000;  // ns per byte: a megabyte in a sec
 std::optional<CollectiveG> collective_G(CollKind kind, std::span<const std::int64_t> arrive,
                                         std::size_t root, std::uint64_t bytes,
                                         const LogGPSParams& params, std::int64_t last_end);
+
+// Whether the collective combines what it receives (its receivers spend gamma per byte).
+bool reduces(CollKind kind) noexcept;
+
+// The gamma (ns per byte combined) with which a reducing collective's last member ends at
+// `last_end`, G, L and o from `params`: what the reduction's arithmetic cost. 0 when even
+// gamma = 0 ends later; nullopt for a collective that does not reduce, an empty or one-member
+// one, or when no gamma up to kMaxFittedG gets there.
+std::optional<double> collective_gamma(CollKind kind, std::span<const std::int64_t> arrive,
+                                       std::size_t root, std::uint64_t bytes,
+                                       const LogGPSParams& params, std::int64_t last_end);
 
 }  // namespace encore::predict

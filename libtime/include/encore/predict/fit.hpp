@@ -3,11 +3,14 @@
 // each size class, least squares), L from matched eager send/receive pairs where the receive
 // was already waiting (receive end - send start - 2o - (n-1)G, tenth percentile: load only adds).
 // Above S each power-of-two size class gets its own G from the rendezvous pairs whose receive was
-// waiting (params.G_classes), or where no pair measured a class, from the blocking collectives
-// whose largest message is of that class (collective_G). An L above kMaxPlausibleL is
-// replaced by the fastest pair's (or the default) with a warning. g and S are not fitted (0 and the
-// default eager threshold; --params sets them). Reads the first events of each rank only, so the
-// fit costs little whatever the trace length.
+// waiting (params.G_classes, the median: every transfer is paid), or where no pair measured a
+// class, from the blocking collectives that do not reduce whose largest message is of that class
+// (collective_G); the smallest class measured also covers the sizes from S + 1 up to it. gamma
+// (a reduction's combining cost) is the median over the reductions above S given that G
+// (collective_gamma); only when nothing else measured G do the reductions give it, gamma 0.
+// An L above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a warning.
+// g and S are not fitted (0 and the default eager threshold; --params sets them). Reads the
+// first events of each rank only, so the fit costs little whatever the trace length.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,7 @@ struct FitReport {
   std::uint64_t pairs = 0;               // matched pairs measured for L
   std::uint64_t large_pairs = 0;         // rendezvous pairs measured for params.G_classes
   std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
+  std::uint64_t reduction_samples = 0;   // reductions measured for gamma
   std::string notes;                     // what fell back to a default, and why
   std::string warnings;                  // what the fit distrusted (empty: nothing)
 };

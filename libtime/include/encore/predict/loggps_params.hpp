@@ -1,6 +1,8 @@
 // LogGPS parameters (Alexandrov et al.; the PerWiz seed's Table 5 lists how each is measured):
 // L latency, o CPU overhead per message, g gap between message injections, G time per byte,
-// S the size above which a send waits for its receive (rendezvous). Times in ns.
+// S the size above which a send waits for its receive (rendezvous). Times in ns. Our addition:
+// gamma, the CPU time per byte a reduction (Reduce, Allreduce, Scan...) spends combining what it
+// received, which no message parameter holds.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,7 @@ struct LogGPSParams {
   double g = 0;                       // ns
   double G = 0.1;                     // ns per byte
   std::uint64_t S = 65536;            // bytes: messages larger than S use rendezvous
+  double gamma = 0;                   // ns per byte combined by a reduction
   std::vector<SizeClassG> G_classes;  // ascending `from`; below the first, G
   std::string source = "defaults";    // "defaults", "fit from TRACE", or the file read
 
@@ -44,15 +47,19 @@ struct LogGPSParams {
                ? 0
                : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G_for(bytes) + 0.5);
   }
+  // Time to combine `bytes` received into a reduction's buffer.
+  std::int64_t reduce_ns(std::uint64_t bytes) const {
+    return static_cast<std::int64_t>(static_cast<double>(bytes) * gamma + 0.5);
+  }
   std::int64_t overhead_ns() const { return static_cast<std::int64_t>(o + 0.5); }
   std::int64_t latency_ns() const { return static_cast<std::int64_t>(L + 0.5); }
   bool rendezvous(std::uint64_t bytes) const { return bytes > S; }
 };
 
 nlohmann::json to_json(const LogGPSParams& p);
-// {"L": ns, "o": ns, "g": ns, "G": ns per byte, "S": bytes, "G_classes": [{"from": bytes,
-// "G": ns per byte}...]}; missing keys keep their defaults. Throws Error naming `source` and the
-// key on a bad value.
+// {"L": ns, "o": ns, "g": ns, "G": ns per byte, "S": bytes, "gamma": ns per byte, "G_classes":
+// [{"from": bytes, "G": ns per byte}...]}; missing keys keep their defaults. Throws Error naming
+// `source` and the key on a bad value.
 LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source);
 LogGPSParams load_params(const std::filesystem::path& file);
 

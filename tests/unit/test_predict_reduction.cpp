@@ -1,0 +1,196 @@
+// Reductions in the loggps model: gamma (ns per byte combined) on hand-computed algorithm
+// times, MPICH's Rabenseifner allreduce above 2048 B, and gamma fitted from a recorded Reduce
+// once a Bcast gave G.
+#include "predict_events.hpp"
+#include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/manifest.hpp"
+#include "encore/predict/collectives.hpp"
+#include "encore/predict/fit.hpp"
+#include "encore/predict/loggps_engine.hpp"
+#include "encore/rank_trace_writer.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore {
+namespace {
+
+using namespace encore::testing;
+using predict::CollKind;
+using predict::LogGPSParams;
+
+LogGPSParams params(double G, double gamma) {
+  LogGPSParams p;
+  p.L = 1000;
+  p.o = 100;
+  p.G = G;
+  p.S = 65536;
+  p.gamma = gamma;
+  return p;
+}
+
+TEST(PredictReduction, ReduceRootCombinesWhatItReceives) {
+  // Binomial tree of two to root 0: rank 1's 100001 B arrive at o + 100000 G + L = 26100,
+  // the root spends o, then 100001 gamma = 50000.5 (rounded up) combining them.
+  const std::vector<std::int64_t> zero(2, 0);
+  const auto t =
+      predict::collective_end_times(CollKind::reduce, zero, 0, 100001, params(0.25, 0.5));
+  EXPECT_EQ(t[0], 26200 + 50001);
+  EXPECT_EQ(t[1], 25100);  // the sender only pays its send
+  // A Gather moves the same bytes but combines nothing.
+  const auto g =
+      predict::collective_end_times(CollKind::gather, zero, 0, 100001, params(0.25, 0.5));
+  EXPECT_EQ(g[0], 26200);
+  EXPECT_TRUE(predict::reduces(CollKind::scan));
+  EXPECT_FALSE(predict::reduces(CollKind::allgather));
+}
+
+TEST(PredictReduction, RabenseifnerOnFourHalvesThenDoubles) {
+  // 4000 B, G 1, gamma 0.5. Recursive halving: partners at distance 1 swap 2000 B:
+  // 100 + 1999 + 1000 + 100 + 1000 (combine) = 4199; at distance 2, 1000 B: + 100 + 999 +
+  // 1000 + 100 + 500 = 6898. Recursive doubling back without combining: 1000 B, + 2099 + 100
+  // = 9097; 2000 B, + 3099 + 100 = 12296.
+  const std::vector<std::int64_t> zero(4, 0);
+  const auto t = predict::collective_end_times(CollKind::allreduce, zero, 0, 4000, params(1, 0.5));
+  for (const std::int64_t end : t) EXPECT_EQ(end, 12296);
+  EXPECT_EQ(predict::algorithm_name(CollKind::allreduce, 4000, 4), "Rabenseifner");
+  EXPECT_EQ(predict::algorithm_name(CollKind::allreduce, 2048, 4), "recursive doubling");
+}
+
+TEST(PredictReduction, RabenseifnerOnThreeFoldsTheExtraRankIn) {
+  // Rank 0 hands its 4000 B to rank 1 (rank 1: 100 + 3999 + 1000 + 100 + 2000 = 7199; rank 0
+  // free at 4099). Ranks 1 and 2 swap 2000 B (send 2099) combined: rank 1 max(7199 + 2099,
+  // 0 + 2099 + 1000) + 1100 = 10398, rank 2 max(2099, 7199 + 3099) + 1100 = 11398; then swap
+  // back uncombined: rank 1 max(12497, 11398 + 3099) + 100 = 14597, rank 2 max(13497, 10398
+  // + 3099) + 100 = 13597. Rank 1 returns the result: rank 0 gets it at 14597 + 4099 + 1000
+  // + 100.
+  const std::vector<std::int64_t> zero(3, 0);
+  const auto t = predict::collective_end_times(CollKind::allreduce, zero, 0, 4000, params(1, 0.5));
+  EXPECT_EQ(t[0], 14597 + 4099 + 1000 + 100);
+  EXPECT_EQ(t[1], 14597 + 4099);
+  EXPECT_EQ(t[2], 13597);
+}
+
+TEST(PredictReduction, GammaBisectsToTheRecordedEnd) {
+  const std::int64_t arrive[] = {0, 0};
+  const auto g = predict::collective_gamma(CollKind::reduce, arrive, 0, 100001, params(0.25, 7),
+                                           26200 + 50001);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_NEAR(*g, 0.5, 1e-4);
+  // Not a reduction, or ended before the messages alone could: nothing, or 0.
+  EXPECT_FALSE(predict::collective_gamma(CollKind::bcast, arrive, 0, 100001, params(0.25, 0), 1e6)
+                   .has_value());
+  EXPECT_EQ(predict::collective_gamma(CollKind::reduce, arrive, 0, 100001, params(0.25, 0), 100),
+            0.0);
+}
+
+TEST(PredictReduction, NonblockingCollectiveCompletesAtItsWait) {
+  // An Ibarrier (0 B) costs o to start; rank 1 starts it at 3000. One dissemination round:
+  // rank 0's Wait ends max(0 + 100, 3000 + 100 + 1000) + 100 = 4200, rank 1's max(3100, 1100)
+  // + 100 = 3200. Before nonblocking collectives were classed, both kept their recorded
+  // durations and the Wait found no request.
+  Event w = call(fn::Wait);
+  role_arg(w, Role::request_inout).requests = {{false, 0, 0}};
+  auto f = feeds({{{call(fn::Ibarrier, 9999)}, {w}}, {{call(fn::Ibarrier, 9999), 3000}, {w}}});
+  KeepSink s;
+  predict::run_loggps(f, params(1, 0), s);
+  EXPECT_EQ(s.calls[0][0].end, 100);
+  EXPECT_EQ(s.calls[0][1].end, 4200);
+  EXPECT_EQ(s.calls[1][0].end, 3100);
+  EXPECT_EQ(s.calls[1][1].end, 3200);
+}
+
+class PredictFitReduction : public TempDirTest {};
+
+void write_rank(const TraceDir& d, std::uint32_t rank,
+                std::vector<std::pair<Event, std::uint64_t>> calls) {  // (event, start)
+  RankTraceWriter w(d.events_path(rank), d.payload_path(rank), rank);
+  for (auto& [ev, start] : calls) {
+    const std::uint64_t dur = ev.end_ns - ev.start_ns;
+    ev.start_ns = start;
+    ev.end_ns = start + dur;
+    w.write(ev);
+  }
+  w.close();
+}
+
+Event timed(Event e, std::uint64_t dur) {
+  e.start_ns = 0;
+  e.end_ns = dur;
+  return e;
+}
+
+Manifest save_capture(const TraceDir& d) {
+  Manifest m;
+  m.kind = TraceKind::capture;
+  m.nprocs = 2;
+  m.function_table.hash = std::string(kFunctionTableHash);
+  for (const auto& fi : function_table()) m.function_table.functions.push_back(fi.name);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    RankInfo info;
+    info.rank = r;
+    info.status = RankStatus::complete;
+    m.ranks.push_back(info);
+  }
+  save_manifest(m, d.manifest_path());
+  return m;
+}
+
+TEST_F(PredictFitReduction, AReduceGivesGammaOnceABcastGaveG) {
+  // o 100, L 1000 from an 8 B pair. A Bcast of 300001 B ends rank 1 at 1200 + 300000 G =
+  // 76200 after both arrived: G 0.25, for the class of 262144 B and up, extended down to
+  // S + 1. A Reduce of 300001 B to rank 0 then ends 76200 + 300001 gamma after the arrival:
+  // recorded 226201, gamma 0.5. Without the Bcast the Reduce alone would give G (gamma 0).
+  const TraceDir d(dir_);
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
+              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
+              {timed(coll(fn::Bcast, 300001), 75100), 1'030'000},
+              {timed(coll(fn::Reduce, 300001), 226201), 1'200'000},
+              {timed(call(fn::Finalize), 100), 1'500'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
+              {timed(coll(fn::Bcast, 0), 76200), 1'030'000},
+              {timed(coll(fn::Reduce, 300001), 75100), 1'200'000},
+              {timed(call(fn::Finalize), 100), 1'500'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_DOUBLE_EQ(f.params.L, 1000);
+  EXPECT_EQ(f.collective_samples, 1u);
+  EXPECT_EQ(f.reduction_samples, 1u);
+  ASSERT_EQ(f.params.G_classes.size(), 1u);
+  EXPECT_EQ(f.params.G_classes[0].from, 65537u);
+  EXPECT_NEAR(f.params.G_classes[0].G, 0.25, 1e-4);
+  EXPECT_NEAR(f.params.gamma, 0.5, 1e-4);
+  EXPECT_NE(predict::describe(f).find("gamma 0.5000 ns/B from 1 reductions"), std::string::npos)
+      << predict::describe(f);
+}
+
+TEST_F(PredictFitReduction, AReduceAloneGivesGAndNoGamma) {
+  // The same Reduce without the Bcast: its class's G absorbs the combining, (226201 - 1200) /
+  // 300000 = 0.75, and gamma stays 0 with a note saying why.
+  const TraceDir d(dir_);
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
+              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
+              {timed(coll(fn::Reduce, 300001), 226201), 1'200'000},
+              {timed(call(fn::Finalize), 100), 1'500'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
+              {timed(coll(fn::Reduce, 300001), 75100), 1'200'000},
+              {timed(call(fn::Finalize), 100), 1'500'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_EQ(f.collective_samples, 1u);
+  EXPECT_EQ(f.reduction_samples, 0u);
+  ASSERT_EQ(f.params.G_classes.size(), 1u);
+  EXPECT_NEAR(f.params.G_classes[0].G, 0.75, 1e-4);
+  EXPECT_EQ(f.params.gamma, 0);
+  EXPECT_NE(f.notes.find("gamma: no G measured apart from the reductions"), std::string::npos)
+      << f.notes;
+}
+
+}  // namespace
+}  // namespace encore
