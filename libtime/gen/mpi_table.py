@@ -388,6 +388,36 @@ _OUT_ROLES = {"int_out", "aint_out", "int_array_out", "aint_array_out", "comm_ou
               "status_array", "string_out"}
 
 
+def _scratch_length(f, params, length):
+    """How many statuses MPI may write into a status array: the request array's length (the
+    encoded length, e.g. *outcount, is known only after the call)."""
+    for p, role, req_length, _ in params:
+        if role == "request_array":
+            return _length_expr(f, params, req_length)
+    return _length_expr(f, params, length)
+
+
+def _lean_section(f, params, poll, call_args):
+    """A poll continuing the thread's open run of failed polls: LeanPoll times the PMPI call
+    and appends it without a Call (Call::LeanPoll); what it cannot append falls through to the
+    Call path below with the times taken (Call::resume)."""
+    failed, a, b, array = poll
+    array_args = f", {array[0]}, {array[1]}" if array else ""
+    lines = [f"  const std::uint64_t poll_a = {a}, poll_b = {b};",
+             f"  encore::dump::LeanPoll lean(fn::{enum_name(f.name)}, poll_a, poll_b{array_args});",
+             "  int rc = MPI_SUCCESS;",
+             "  if (lean.open()) {"]
+    for p, role, length, _ in params:
+        if role == "status_array":
+            lines.append(f"    {p.name} = {p.name}_user == MPI_STATUSES_IGNORE ? "
+                         f"lean.statuses({_scratch_length(f, params, length)}) : {p.name}_user;")
+    lines += ["    lean.begin();",
+              f"    rc = P{f.name}({call_args});",
+              f"    if (lean.end(rc == MPI_SUCCESS && {failed})) return rc;",
+              "  }"]
+    return lines
+
+
 def emit_shim(f, modelled, params):
     decls = []
     for p, role, *_ in params:
@@ -400,6 +430,9 @@ def emit_shim(f, modelled, params):
     sig = ", ".join(decls) or "void"
     call_args = ", ".join(p.name for p, *_ in params if p)
     ret = f.ret
+    poll = overlay.poll_repeat(f.name) if modelled else None
+    passthrough_args = ", ".join((p.name + "_user") if role in _STATUS_ROLES else p.name
+                                 for p, role, *_ in params if p)
     body = [f"extern \"C\" ENCORE_EXPORT {ret} {f.name}({sig}) {{"]
     status_fix = []
     for p, role, length, _ in params:
@@ -407,34 +440,61 @@ def emit_shim(f, modelled, params):
             status_fix.append(f"  MPI_Status {p.name}_local;\n"
                               f"  MPI_Status* {p.name} = {p.name}_user == MPI_STATUS_IGNORE ? "
                               f"&{p.name}_local : {p.name}_user;")
+    rc = "result" if ret != "int" else "rc"
+    if poll:
+        # The poll's key and its status storage come before the lean path, which needs them.
+        body += status_fix
+        status_fix = []
+        for p, role, length, _ in params:
+            if role == "request_inout":
+                body.append(f"  const auto {p.name}_in = *{p.name};")
+            elif role == "status_array":
+                body.append(f"  MPI_Status* {p.name} = {p.name}_user;")
+        body += _lean_section(f, params, poll, call_args)
     body.append(f"  encore::dump::Call c(fn::{enum_name(f.name)});")
-    passthrough_args = ", ".join((p.name + "_user") if role in _STATUS_ROLES else p.name
-                                 for p, role, *_ in params if p)
-    body.append(f"  if (!c.active()) return P{f.name}({passthrough_args});")
+    if poll:
+        body.append(f"  if (!c.active()) return lean.called() ? rc : P{f.name}({passthrough_args});")
+    else:
+        body.append(f"  if (!c.active()) return P{f.name}({passthrough_args});")
     body += status_fix
     for p, role, length, _ in params:
         if role == "status_array":
-            body.append(f"  MPI_Status* {p.name} = {p.name}_user == MPI_STATUSES_IGNORE ? "
-                        f"c.scratch_statuses({_length_expr(f, params, length)}) : {p.name}_user;")
+            scratch = f"c.scratch_statuses({_scratch_length(f, params, length)})"
+            if poll:
+                body.append(f"  if ({p.name}_user == MPI_STATUSES_IGNORE) {p.name} = {scratch};")
+            else:
+                body.append(f"  MPI_Status* {p.name} = {p.name}_user == MPI_STATUSES_IGNORE ? "
+                            f"{scratch} : {p.name}_user;")
+        elif role == "request_inout" and poll:
+            pass
         elif role in ("request_inout", "comm_free", "group_free", "datatype_free", "op_free",
                       "handle_free", "datatype_inout"):
             body.append(f"  const auto {p.name}_in = *{p.name};")
         elif role == "request_array":
-            body.append(f"  const MPI_Request* {p.name}_in = c.copy_requests({p.name}, "
-                        f"{_length_expr(f, params, length)});")
+            n = _length_expr(f, params, length)
+            copy = f"c.copy_requests({p.name}, {n})"
+            if poll:
+                copy = f"lean.called() ? c.copy_requests(lean, {n}) : {copy}"
+            body.append(f"  const MPI_Request* {p.name}_in = {copy};")
     pre, post = overlay.hooks(f.name) if modelled else (None, None)
     if pre:
         body.append(f"  {pre}")
-    body.append("  c.begin();")
-    rc = "result" if ret != "int" else "rc"
-    body.append(f"  const {ret} {rc} = P{f.name}({call_args});")
-    body.append(f"  c.end({'rc' if ret == 'int' else '0'});")
-    poll = overlay.poll_repeat(f.name) if modelled else None
+    if poll:
+        body += ["  if (lean.called()) {",
+                 "    c.resume(lean.t1(), lean.t2(), rc);",
+                 "  } else {",
+                 "    c.begin();",
+                 f"    rc = P{f.name}({call_args});",
+                 "    c.end(rc);",
+                 "  }"]
+    else:
+        body.append("  c.begin();")
+        body.append(f"  const {ret} {rc} = P{f.name}({call_args});")
+        body.append(f"  c.end({'rc' if ret == 'int' else '0'});")
     if poll:
         failed, a, b, array = poll
-        poll_args = "poll_failed, poll_a, poll_b" + (f", {array[0]}, {array[1]}" if array else "")
+        poll_args = "poll_failed, poll_a, poll_b" + (f", {array[0]}_in, {array[1]}" if array else "")
         body.append(f"  const bool poll_failed = rc == MPI_SUCCESS && {failed};")
-        body.append(f"  const std::uint64_t poll_a = {a}, poll_b = {b};")
         body.append(f"  if (c.repeat_poll({poll_args})) return rc;")
     if modelled:
         encoded = _encode(f, params)

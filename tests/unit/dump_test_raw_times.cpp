@@ -31,7 +31,7 @@ struct Encoder {
               std::uint64_t t2) {
     std::byte col[3][encore::kMaxVarintBytes];
     std::byte* cursor[3] = {col[0], col[1], col[2]};
-    enc.encode({prev_t3 ? z + prev_t3 : 0, t0 ? z + t0 : 0, z + t1, z + t2, flags}, cursor);
+    enc.encode(RawTimes{flags, prev_t3 ? z + prev_t3 : 0, t0 ? z + t0 : 0, z + t1, z + t2}, cursor);
     std::uint64_t v[3];
     for (int i = 0; i < 3; ++i) {
       encore::ByteReader r({col[i], static_cast<std::size_t>(cursor[i] - col[i])});
