@@ -526,6 +526,8 @@ class LeanPoll {
   std::uint64_t t2() const noexcept { return t2_; }
   // The request array the run's polls passed (the PMPI call may have changed the caller's).
   const MPI_Request* requests() const noexcept { return ts_->lean.req; }
+  // Storage for the status of a caller's MPI_STATUS_IGNORE, kept for the Call path.
+  MPI_Status* status() noexcept { return &status_; }
   // Storage for the statuses of a caller's MPI_STATUSES_IGNORE (Call::scratch_statuses).
   MPI_Status* statuses(std::int64_t n) { return ts_->scratch_statuses(n); }
   // The PMPI call runs as the tool's: MPI calls it makes (a generalized request's callbacks)
@@ -549,6 +551,7 @@ class LeanPoll {
   ThreadStream* ts_ = nullptr;
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
+  MPI_Status status_;
 };
 
 }  // namespace encore::dump

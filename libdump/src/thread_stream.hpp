@@ -102,6 +102,7 @@ class ThreadStream {
     std::byte* body = nullptr;   // the next repeat head
     std::int64_t nreq = 0;
     MPI_Request req[kLeanRequests] = {};
+    unsigned calls = 63;  // lean polls since the last sampled one (the first is sampled)
   };
   LeanRun lean;
   bool lean_allowed = false;  // TSC clock, no per-call extras (Recorder::register_thread)
@@ -133,9 +134,11 @@ class ThreadStream {
     ev_used_ += kLeanBodyBytes;
     const std::uint64_t n = ++events_;
     lean.at = n < lean.stop ? n : ~std::uint64_t{0};
-    // The tail is measured on one poll in kTailSample, as for light calls (Call::finish_light).
-    if (++light_calls >= 64) [[unlikely]] {
-      light_calls = 0;
+    // The tail is measured on one lean poll in 64 (as on light calls, Call::finish_light),
+    // counted apart from the light calls: with one count, a program whose polling runs are
+    // 64 calls long would sample the same call of each run, never a lean poll.
+    if (++lean.calls >= 64) [[unlikely]] {
+      lean.calls = 0;
       flags |= RawTimes::kLeanSample;
       const std::uint64_t t3 = __rdtsc();
       std::memcpy(at + 24, &t3, 8);
