@@ -44,6 +44,7 @@ class Call {
       if (!ts_) return;
     }
     if (ts_->in_tool) return;
+    if (ts_->lean.n) ts_->lean_fold();  // the lean polls before this call
     ts_->in_tool = true;
     active_ = true;
     // The body is encoded straight into the events segment (no copy at commit); an event too
@@ -511,13 +512,13 @@ class LeanPoll {
  public:
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b) noexcept {
     ThreadStream* ts = tls_stream;
-    if (ts && ts->lean_continues(id, a, b) && Recorder::get()) [[likely]]
+    if (ts && ts->lean_continues(id, a, b)) [[likely]]
       ts_ = ts;
   }
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b, const MPI_Request* r,
                       std::int64_t n) noexcept {
     ThreadStream* ts = tls_stream;
-    if (ts && ts->lean_continues(id, a, b, r, n) && Recorder::get()) [[likely]]
+    if (ts && ts->lean_continues(id, a, b, r, n)) [[likely]]
       ts_ = ts;
   }
   bool open() const noexcept { return ts_ != nullptr; }

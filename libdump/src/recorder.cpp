@@ -231,7 +231,7 @@ FinalizeReport Recorder::before_finalize() {
   {
     std::lock_guard lock(threads_mu_);
     for (const auto& t : threads_) {
-      mine.events += t->events();
+      mine.events += t->events_total();
       mine.payload += t->payload_bytes();
     }
     ++mine.events;  // the MPI_Finalize event itself, committed after this report

@@ -86,12 +86,13 @@ void ThreadStream::lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b,
                 (ev_->body_capacity() - ev_used_) / kLeanBodyBytes, kRunMaxPolls});
   if (room == 0) return;
   lean.at = events_;
-  lean.stop = events_ + room;
   lean.fn = fn;
   lean.a = a;
   lean.b = b;
   lean.flags = flags | RawTimes::kLean;
   lean.word = Segment::run_word(events_);
+  lean.n = 0;
+  lean.room = room;
   lean.run = &ev_->run();
   lean.times = ev_->times_data() + ev_times_;
   lean.body = ev_->body_data() + ev_used_;

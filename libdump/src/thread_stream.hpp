@@ -93,13 +93,14 @@ class ThreadStream {
   static constexpr std::int64_t kLeanRequests = 8;  // longer request arrays take the Call path
   struct LeanRun {
     std::uint64_t at = ~std::uint64_t{0};  // events() while the run may go on, else ~0
-    std::uint64_t stop = 0;                // events() at which the segment is full
     std::uint64_t fn = 0, a = 0, b = 0;    // the poll's function and arguments (PollKey)
     std::uint64_t flags = 0;               // of every record: kLean | the repeat's flags
-    std::uint64_t word = 0;                // the run as published (Segment::run)
+    std::uint64_t word = 0;                // Segment::run_word of the run's start
+    std::uint64_t n = 0;                   // polls appended, not yet counted in events()
+    std::uint64_t room = 0;                // polls the segment has room for
     std::atomic<std::uint64_t>* run = nullptr;
-    std::byte* times = nullptr;  // the next record
-    std::byte* body = nullptr;   // the next repeat head
+    std::byte* times = nullptr;  // the run's first record
+    std::byte* body = nullptr;   // its first repeat head
     std::int64_t nreq = 0;
     MPI_Request req[kLeanRequests] = {};
     unsigned calls = 63;  // lean polls since the last sampled one (the first is sampled)
@@ -120,20 +121,19 @@ class ThreadStream {
       if (r[i] != lean.req[i]) return false;
     return true;
   }
-  // Appends the poll timed t1..t2 to the run; `sample` also records its tail, read here.
+  // Appends the poll timed t1..t2 to the run and publishes it. The stream's own counts catch
+  // up at its next Call (lean_fold): a lean poll only writes its record and the run's word.
   __attribute__((always_inline)) void lean_append(std::uint64_t t1, std::uint64_t t2) noexcept {
-    std::byte* at = lean.times;
+    const std::uint64_t n = lean.n;
+    std::byte* at = lean.times + n * kLeanTimesBytes;
     std::uint64_t flags = lean.flags;
     std::memcpy(at + 8, &t1, 8);
     std::memcpy(at + 16, &t2, 8);
-    lean.body[0] = std::byte{0xfc};  // event_format::kRepeatHead0, kRepeatHead1
-    lean.body[1] = std::byte{0x7f};
-    lean.times = at + kLeanTimesBytes;
-    lean.body += kLeanBodyBytes;
-    ev_times_ += kLeanTimesBytes;
-    ev_used_ += kLeanBodyBytes;
-    const std::uint64_t n = ++events_;
-    lean.at = n < lean.stop ? n : ~std::uint64_t{0};
+    const std::uint16_t head = 0x7ffc;  // event_format::kRepeatHead0, kRepeatHead1
+    std::memcpy(lean.body + n * kLeanBodyBytes, &head, 2);
+    lean.n = n + 1;
+    if (n + 1 == lean.room) [[unlikely]]
+      lean.at = ~std::uint64_t{0};
     // The tail is measured on one lean poll in 64 (as on light calls, Call::finish_light),
     // counted apart from the light calls: with one count, a program whose polling runs are
     // 64 calls long would sample the same call of each run, never a lean poll.
@@ -144,15 +144,24 @@ class ThreadStream {
       std::memcpy(at + 24, &t3, 8);
     }
     std::memcpy(at, &flags, 8);
-    lean.run->store(++lean.word, std::memory_order_release);
+    lean.run->store(lean.word + n + 1, std::memory_order_release);
     in_tool = false;
+  }
+  // Counts the run's polls in the stream (its next Call does this before anything else).
+  __attribute__((always_inline)) void lean_fold() noexcept {
+    events_ += lean.n;
+    ev_times_ += lean.n * kLeanTimesBytes;
+    ev_used_ += lean.n * kLeanBodyBytes;
+    lean.n = 0;
   }
   // Opens a run after a failed poll committed in place (the template, or a repeat whose
   // template is described by `flags`), if the thread may and the segment has room.
   void lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b, std::uint64_t flags,
                  const MPI_Request* r, std::int64_t n) noexcept;
 
-  std::uint64_t events() const noexcept { return events_; }
+  std::uint64_t events() const noexcept { return events_; }  // after lean_fold()
+  // From another thread, once this one is quiescent (finalize, exit): with an unfolded run.
+  std::uint64_t events_total() const noexcept { return events_ + lean.n; }
   std::size_t body_offset() const noexcept { return ev_used_; }  // of the next event's body
   std::uint64_t payload_bytes() const noexcept { return payload_; }
   // Whether the call being committed has more to add than its arguments: send hashes taken

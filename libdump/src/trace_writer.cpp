@@ -264,7 +264,7 @@ void TraceWriter::finish(EndStatus status) {
     w.put_uvarint(static_cast<std::uint8_t>(status));
     w.put_uvarint(streams_.size());
     for (auto& st : streams_) {
-      w.put_uvarint(st.stream->events());
+      w.put_uvarint(st.stream->events_total());
       w.put_uvarint(st.stream->payload_bytes());
       w.put_uvarint(st.times.overhead_ns());
       w.put_uvarint(st.stream->total_stall_ns());
