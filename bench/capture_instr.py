@@ -4,7 +4,8 @@ wall-clock ratios are not (bench/capture.py). For each loop of bench_capture_loo
 the program under `encore record` with both ranks under valgrind --tool=callgrind, and prints,
 per MPI function, the instructions the tool spends per call: the shim's inclusive count minus
 that of the PMPI call it makes, divided by the number of calls (clock reads count as one
-instruction each; their time is not in these figures).
+instruction each; their time is not in these figures), and in parentheses the PMPI call's own
+instructions per call, what the call costs untraced.
 
   bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so]
 
@@ -27,7 +28,8 @@ PMPI = re.compile(r"\s*([\d,]+) .*>   \?\?\?:P(MPI_\w+) \(([\d,]+)x\)")
 
 
 def per_call(callgrind_file):
-    """{function: (calls, tool instructions per call)} from one rank's callgrind output."""
+    """{function: (calls, tool instructions per call, MPI's own instructions per call)} from
+    one rank's callgrind output."""
     out = subprocess.run(["callgrind_annotate", "--tree=calling", "--inclusive=yes",
                           "--threshold=100", str(callgrind_file)],
                          capture_output=True, text=True, check=True).stdout
@@ -41,7 +43,7 @@ def per_call(callgrind_file):
         elif current and (m := PMPI.match(line)) and m.group(2) == current:
             shims[current][1] = int(m.group(1).replace(",", ""))
             shims[current][2] = int(m.group(3).replace(",", ""))
-    return {f: (n, (total - pmpi) / n) for f, (total, pmpi, n) in shims.items() if n}
+    return {f: (n, (total - pmpi) / n, pmpi / n) for f, (total, pmpi, n) in shims.items() if n}
 
 
 def main():
@@ -65,9 +67,10 @@ def main():
              "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
              str(loops_bin), str(args.iters), "0", loop], env=env)
         for rank, f in enumerate(sorted(out.glob("cg.*"), key=lambda p: int(p.suffix[1:]))):
-            for fn, (calls, instr) in sorted(per_call(f).items()):
+            for fn, (calls, instr, mpi) in sorted(per_call(f).items()):
                 if calls >= 1000:
-                    print(f"{loop:10s} process {rank}  {fn:12s} {calls:8d} calls  {instr:7.0f} instr/call")
+                    print(f"{loop:10s} process {rank}  {fn:12s} {calls:8d} calls  {instr:7.0f} instr/call"
+                          f"  (the MPI call itself {mpi:.0f})")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

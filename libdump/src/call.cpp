@@ -289,12 +289,13 @@ const MPI_Request* Call::copy_requests(const MPI_Request* r, std::int64_t n) {
   return v.data();
 }
 
-MPI_Status* Call::scratch_statuses(std::int64_t n) {
-  auto& v = ts_->status_scratch;
-  const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * sizeof(MPI_Status);
-  if (v.size() < bytes) v.resize(bytes);
-  return reinterpret_cast<MPI_Status*>(v.data());
+const MPI_Request* Call::copy_requests(const LeanPoll& lean, std::int64_t n) {
+  auto& v = ts_->request_scratch;
+  v.assign(lean.requests(), lean.requests() + n);
+  return v.data();
 }
+
+MPI_Status* Call::scratch_statuses(std::int64_t n) { return ts_->scratch_statuses(n); }
 
 // Payloads --------------------------------------------------------------------------------------
 

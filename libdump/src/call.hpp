@@ -31,6 +31,8 @@
 
 namespace encore::dump {
 
+class LeanPoll;
+
 class Call {
  public:
   ENCORE_HOT explicit Call(fn::Id id) noexcept : id_(id) {
@@ -42,6 +44,7 @@ class Call {
       if (!ts_) return;
     }
     if (ts_->in_tool) return;
+    if (ts_->lean.n) ts_->lean_fold();  // the lean polls before this call
     ts_->in_tool = true;
     active_ = true;
     // The body is encoded straight into the events segment (no copy at commit); an event too
@@ -105,15 +108,16 @@ class Call {
     buf_[1] = std::byte{event_format::kRepeatHead1};
     pos_ = kHeadBytes;
     RawTimes* t = ts_->times_cursor();
+    t->flags = ts_->prev_flags | ts_->poll_flags;
     t->prev_t3 = ts_->prev_t3;
     t->t0 = t0_;
     t->t1 = t1_;
     t->t2 = t2_;
-    t->flags = ts_->prev_flags | ts_->poll_flags;
     ts_->commit_in_place(kHeadBytes);
     ts_->poll_at = ts_->events();
     finish_light();
     active_ = false;
+    ts_->lean_open(id_, a, b, ts_->poll_flags, r, n);
     return true;
   }
   ENCORE_HOT void finish_poll(bool failed, std::uint64_t a, std::uint64_t b,
@@ -135,6 +139,17 @@ class Call {
       ts_->poll_requests.assign(r, r + n);
     else
       ts_->poll_requests.clear();
+    ts_->lean_open(id_, a, b, ts_->poll_flags, r, n);
+  }
+  // A poll whose PMPI call the lean path made (LeanPoll) but could not append (it found
+  // something or failed): recorded in full with the times taken there.
+  ENCORE_HOT void resume(std::uint64_t t1, std::uint64_t t2, int rc) noexcept {
+    t1_ = t1;
+    t2_ = t2;
+    rc_ = rc;
+    if (rec_->multiple) lock_shared();
+    if (rc != MPI_SUCCESS) [[unlikely]]
+      put_int(rc);
   }
 
   // Fields: scalar arguments written through a local cursor into room reserved once for the
@@ -276,6 +291,8 @@ class Call {
   void put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ignored,
                                const MPI_Request* r, std::int64_t nreq, const int* indices);
   const MPI_Request* copy_requests(const MPI_Request* r, std::int64_t n);
+  // The same after LeanPoll made the call: no pre-work to time, the requests as they were.
+  const MPI_Request* copy_requests(const LeanPoll& lean, std::int64_t n);
   MPI_Status* scratch_statuses(std::int64_t n);
 
   // Communicator facts used for array lengths and root tests --------------------------------
@@ -392,14 +409,14 @@ class Call {
     if (in_place_ && ts_->times_fit()) [[likely]] {
       // The body is already in place; the raw times go to the segment's times region.
       RawTimes* t = ts_->times_cursor();
+      t->flags = ts_->prev_flags;
       t->prev_t3 = ts_->prev_t3;
       t->t0 = t0_;
       t->t1 = t1_;
       t->t2 = t2_;
-      t->flags = ts_->prev_flags;
       ts_->commit_in_place(pos_);
     } else {
-      commit_moved({ts_->prev_t3, t0_, t1_, t2_, ts_->prev_flags});
+      commit_moved({ts_->prev_flags, ts_->prev_t3, t0_, t1_, t2_});
     }
     finish_light();
   }
@@ -485,6 +502,57 @@ class Call {
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;
   std::mutex* locked_ = nullptr;  // the shared tables' lock, held from end() to commit()
+};
+
+// The lean path of a poll that continues the thread's open run (ThreadStream::LeanRun): no
+// Call, no encoding, two clock reads around the PMPI call and a 32-byte record. The generated
+// shims of the six poll functions try it first; when the poll finds something (or fails), the
+// shim records it through a Call with the times taken here (Call::resume).
+class LeanPoll {
+ public:
+  ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b) noexcept {
+    ThreadStream* ts = tls_stream;
+    if (ts && ts->lean_continues(id, a, b)) [[likely]]
+      ts_ = ts;
+  }
+  ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b, const MPI_Request* r,
+                      std::int64_t n) noexcept {
+    ThreadStream* ts = tls_stream;
+    if (ts && ts->lean_continues(id, a, b, r, n)) [[likely]]
+      ts_ = ts;
+  }
+  bool open() const noexcept { return ts_ != nullptr; }
+  bool called() const noexcept { return t2_ != 0; }
+  std::uint64_t t1() const noexcept { return t1_; }
+  std::uint64_t t2() const noexcept { return t2_; }
+  // The request array the run's polls passed (the PMPI call may have changed the caller's).
+  const MPI_Request* requests() const noexcept { return ts_->lean.req; }
+  // Storage for the status of a caller's MPI_STATUS_IGNORE, kept for the Call path.
+  MPI_Status* status() noexcept { return &status_; }
+  // Storage for the statuses of a caller's MPI_STATUSES_IGNORE (Call::scratch_statuses).
+  MPI_Status* statuses(std::int64_t n) { return ts_->scratch_statuses(n); }
+  // The PMPI call runs as the tool's: MPI calls it makes (a generalized request's callbacks)
+  // are not recorded, as under a Call.
+  ENCORE_HOT void begin() noexcept {
+    ts_->in_tool = true;
+    t1_ = __rdtsc();
+  }
+  // Appends the poll if it failed like the run's; else the shim records it through a Call.
+  ENCORE_HOT bool end(bool failed) noexcept {
+    t2_ = __rdtsc();
+    if (failed) [[likely]] {
+      ts_->lean_append(t1_, t2_);
+      return true;
+    }
+    ts_->in_tool = false;
+    return false;
+  }
+
+ private:
+  ThreadStream* ts_ = nullptr;
+  std::uint64_t t1_ = 0;
+  std::uint64_t t2_ = 0;
+  MPI_Status status_;
 };
 
 }  // namespace encore::dump

@@ -6,40 +6,67 @@
 
 namespace encore::dump {
 
-std::uint64_t TimeEncoder::light_tail(std::uint64_t sample) noexcept {
-  samples_[sample_count_++ % kTailSamples] = sample;
-  const unsigned n = std::min(sample_count_, kTailSamples);
+void TimeEncoder::Tails::add(std::uint64_t sample) noexcept {
+  samples[count++ % kTailSamples] = sample;
+  const unsigned n = std::min(count, kTailSamples);
   std::uint64_t sorted[kTailSamples];
-  std::copy_n(samples_, n, sorted);
+  std::copy_n(samples, n, sorted);
   std::nth_element(sorted, sorted + n / 2, sorted + n);
-  return sorted[n / 2];
+  median = sorted[n / 2];
+}
+
+std::uint64_t TimeEncoder::previous_t3() noexcept {
+  if (prev_t3_known_) {
+    prev_t3_known_ = false;
+    return prev_t3_ns_;
+  }
+  return last_t2_ns_ + (prev_lean_ ? lean_.median : light_.median);
 }
 
 // Times are converted once each (absolute, so rounding never accumulates). The tool's time
 // after the previous call's PMPI part (t3 - t2) and before this call's (t1 - t0) is this
 // event's overhead; it is left out of every corrected timestamp from here on.
-void TimeEncoder::encode(const RawTimes& r, std::byte* out[3]) noexcept {
-  const Clock& clk = *clock_;
-  if (r.flags & RawTimes::kPrevMeasured) {
-    const std::uint64_t t3 = clk.to_ns(r.prev_t3);
-    if (r.flags & RawTimes::kPrevLightSample)
-      light_tail_ns_ = light_tail(t3 > last_t2_ns_ ? t3 - last_t2_ns_ : 0);
-    last_t3_ns_ = t3;
-  } else {
-    last_t3_ns_ = last_t2_ns_ + light_tail_ns_;
-  }
-  const std::uint64_t n1 = clk.to_ns(r.t1);
-  const std::uint64_t n2 = clk.to_ns(r.t2);
-  const std::uint64_t n0 = r.t0 ? clk.to_ns(r.t0) : n1;
-  const std::uint64_t gap = n0 > last_t3_ns_ ? n0 - last_t3_ns_ : 0;
+void TimeEncoder::emit(std::uint64_t t3, std::uint64_t n0, std::uint64_t n1, std::uint64_t n2,
+                       std::byte* out[3]) noexcept {
+  const std::uint64_t gap = n0 > t3 ? n0 - t3 : 0;
   const std::uint64_t dur = n2 > n1 ? n2 - n1 : 0;
-  const std::uint64_t overhead = (last_t3_ns_ - last_t2_ns_) + (n1 > n0 ? n1 - n0 : 0);
+  const std::uint64_t overhead = (t3 - last_t2_ns_) + (n1 > n0 ? n1 - n0 : 0);
   last_end_ns_ += gap + dur;
   last_t2_ns_ = n2;
   overhead_ns_ += overhead;
   out[0] += encode_uvarint(gap, out[0]);
   out[1] += encode_uvarint(dur, out[1]);
   out[2] += encode_uvarint(overhead, out[2]);
+}
+
+void TimeEncoder::encode(const RawTimes& r, std::byte* out[3]) noexcept {
+  const Clock& clk = *clock_;
+  std::uint64_t t3;
+  if (r.flags & RawTimes::kPrevMeasured) {
+    prev_t3_known_ = false;
+    t3 = clk.to_ns(r.prev_t3);
+    if (r.flags & RawTimes::kPrevLightSample) light_.add(t3 > last_t2_ns_ ? t3 - last_t2_ns_ : 0);
+  } else {
+    t3 = previous_t3();
+  }
+  const std::uint64_t n1 = clk.to_ns(r.t1);
+  emit(t3, r.t0 ? clk.to_ns(r.t0) : n1, n1, clk.to_ns(r.t2), out);
+  prev_lean_ = false;
+}
+
+// A lean poll had no pre-work; its own tail, when sampled, is the next event's measured t3.
+void TimeEncoder::encode(const LeanTimes& r, std::byte* out[3]) noexcept {
+  const Clock& clk = *clock_;
+  const std::uint64_t n1 = clk.to_ns(r.t1);
+  const std::uint64_t n2 = clk.to_ns(r.t2);
+  emit(previous_t3(), n1, n1, n2, out);
+  prev_lean_ = true;
+  if (r.flags & RawTimes::kLeanSample) {
+    const std::uint64_t t3 = clk.to_ns(r.t3);
+    lean_.add(t3 > n2 ? t3 - n2 : 0);
+    prev_t3_known_ = true;
+    prev_t3_ns_ = std::max(t3, n2);
+  }
 }
 
 }  // namespace encore::dump

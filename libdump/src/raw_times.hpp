@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "segment.hpp"
+
 #include "encore/clock.hpp"
 
 namespace encore::dump {
@@ -20,24 +22,44 @@ struct RawTimes {
   // at body offset kRepeatAt (bits 32..63) with kRepeatLen bytes (bits 8..31), in the same
   // segment: a writer whose chunk starts inside the run writes the template there instead.
   static constexpr std::uint64_t kRepeat = 4;
+  // The record is a LeanTimes (a repeat written by the lean poll path), not a RawTimes.
+  static constexpr std::uint64_t kLean = 8;
+  static constexpr std::uint64_t kLeanSample = 16;  // LeanTimes::t3 holds its measured tail
   static constexpr unsigned kRepeatLenShift = 8;
   static constexpr unsigned kRepeatAtShift = 32;
   static constexpr std::uint64_t kRepeatMaxLen = std::uint64_t{1} << 24;
   static constexpr std::uint64_t kRepeatMaxAt = std::uint64_t{1} << 32;
+  // The flags come first in both records: they say which one it is.
+  std::uint64_t flags;    // kPrev*, kRepeat above
   std::uint64_t prev_t3;  // when the previous call's tool work ended, if measured (else 0)
   std::uint64_t t0;       // before this call's pre-work, or 0 if it had none
   std::uint64_t t1;       // PMPI call entered
   std::uint64_t t2;       // PMPI call returned
-  std::uint64_t flags;    // kPrev* and kRepeat above
 
-  bool repeat() const noexcept { return (flags & kRepeat) != 0; }
-  std::size_t repeat_at() const noexcept {
+  static bool repeat(std::uint64_t flags) noexcept { return (flags & kRepeat) != 0; }
+  static std::size_t repeat_at(std::uint64_t flags) noexcept {
     return static_cast<std::size_t>(flags >> kRepeatAtShift);
   }
-  std::size_t repeat_len() const noexcept {
+  static std::size_t repeat_len(std::uint64_t flags) noexcept {
     return static_cast<std::size_t>((flags >> kRepeatLenShift) & (kRepeatMaxLen - 1));
   }
 };
+
+// A failed poll continuing a run on the lean path (Call's LeanPoll): no pre-work, its tail
+// measured only on samples (kLeanSample), and the flags of a repeat (kRepeat, the template's
+// place) plus kLean. Its 2-byte repeat head is in the body region as for any repeat.
+struct LeanTimes {
+  std::uint64_t flags;
+  std::uint64_t t1;
+  std::uint64_t t2;
+  std::uint64_t t3;  // with kLeanSample: when the poll's tool work ended; else not written
+};
+static_assert(sizeof(LeanTimes) == kLeanTimesBytes && sizeof(RawTimes) == 40);
+
+// The size of the record whose first word (its flags) is `flags`.
+inline std::size_t times_record_bytes(std::uint64_t flags) noexcept {
+  return (flags & RawTimes::kLean) ? sizeof(LeanTimes) : sizeof(RawTimes);
+}
 
 // Writer side: the per-thread state that turns raw records into the three timing fields,
 // in the order the thread made the calls.
@@ -54,21 +76,35 @@ class TimeEncoder {
   // Writes gap, duration and overhead of the event `r` to out[0..2] (each column's cursor,
   // advanced), and moves on to the next event.
   void encode(const RawTimes& r, std::byte* out[3]) noexcept;
+  void encode(const LeanTimes& r, std::byte* out[3]) noexcept;
 
   std::uint64_t end_ns() const noexcept { return last_end_ns_; }  // corrected end so far
   std::uint64_t overhead_ns() const noexcept { return overhead_ns_; }
 
  private:
-  std::uint64_t light_tail(std::uint64_t sample) noexcept;
+  // The last kTailSamples measured tails of one kind of call, and their median.
+  struct Tails {
+    std::uint64_t samples[kTailSamples] = {};
+    unsigned count = 0;
+    std::uint64_t median = 0;
+    void add(std::uint64_t sample) noexcept;
+  };
+  // When the previous call's tool work ended: measured (its t3) or estimated.
+  std::uint64_t previous_t3() noexcept;
+  void emit(std::uint64_t t3, std::uint64_t n0, std::uint64_t n1, std::uint64_t n2,
+            std::byte* out[3]) noexcept;
 
   const Clock* clock_;
   std::uint64_t last_t2_ns_ = 0;  // the previous call's PMPI end (raw ns)
-  std::uint64_t last_t3_ns_ = 0;  // the previous call's tool end (raw ns, maybe estimated)
   std::uint64_t last_end_ns_ = 0;
   std::uint64_t overhead_ns_ = 0;
-  std::uint64_t light_tail_ns_ = 0;
-  std::uint64_t samples_[kTailSamples] = {};
-  unsigned sample_count_ = 0;
+  // A lean poll's tail is a few stores, a light call's all of its recording: each kind of
+  // call is charged the median of its own kind's samples.
+  Tails light_;
+  Tails lean_;
+  bool prev_lean_ = false;
+  bool prev_t3_known_ = false;  // a sampled lean poll left its t3 for the next event
+  std::uint64_t prev_t3_ns_ = 0;
 };
 
 }  // namespace encore::dump

@@ -137,6 +137,8 @@ ThreadStream* Recorder::register_thread() {
                  "counters read as 0\n",
                  rank);
   }
+  // The lean poll path reads the TSC itself, and records no per-call extras.
+  s->lean_allowed = clock.source() == ClockSource::tsc && !call_extras;
   threads_.push_back(std::move(stream));
   s->on_seal = [w = writer.get()] { w->notify(); };
   writer->add_stream(s);
@@ -229,7 +231,7 @@ FinalizeReport Recorder::before_finalize() {
   {
     std::lock_guard lock(threads_mu_);
     for (const auto& t : threads_) {
-      mine.events += t->events();
+      mine.events += t->events_total();
       mine.payload += t->payload_bytes();
     }
     ++mine.events;  // the MPI_Finalize event itself, committed after this report

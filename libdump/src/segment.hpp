@@ -16,6 +16,14 @@ namespace encore::dump {
 // Where a stream stands after some event: bytes used in the current segment (for events: in
 // its body region, and `times` in its times region), events written by the thread so far,
 // payload bytes written so far.
+// A run of lean polls (Call's LeanPoll) is published with one store: `run` names the run's
+// start (the thread's event count there, where the segment's last published mark stands) and
+// how many polls it has, each a kLeanTimesBytes record and a 2-byte repeat head.
+constexpr std::size_t kLeanTimesBytes = 32;
+constexpr std::size_t kLeanBodyBytes = 2;
+constexpr unsigned kRunCountBits = 20;
+constexpr std::uint64_t kRunMaxPolls = (std::uint64_t{1} << kRunCountBits) - 1;
+
 struct Mark {
   std::uint64_t bytes = 0;
   std::uint64_t events = 0;
@@ -54,14 +62,31 @@ class Segment {
     seq_.store(s + 2, std::memory_order_release);
   }
 
-  // Writer: a consistent copy of the last published mark.
+  // Producer: publish the lean polls of the run that starts at the last published mark.
+  static std::uint64_t run_word(std::uint64_t start_events) noexcept {
+    return start_events << kRunCountBits;
+  }
+  std::atomic<std::uint64_t>& run() noexcept { return run_; }
+
+  // Writer: a consistent copy of the last published mark, with the lean polls that follow it.
+  // A run that started elsewhere is older (its polls are under the mark) or newer (the mark
+  // read is stale): either way it is left out, and the next read sees it.
   Mark published() const noexcept {
     for (;;) {
       const auto s1 = seq_.load(std::memory_order_acquire);
       Mark m{bytes_.load(std::memory_order_relaxed), events_.load(std::memory_order_relaxed),
              payload_.load(std::memory_order_relaxed), times_.load(std::memory_order_relaxed)};
       std::atomic_thread_fence(std::memory_order_acquire);
-      if ((s1 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s1) return m;
+      if ((s1 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s1) {
+        const std::uint64_t run = run_.load(std::memory_order_acquire);
+        if (run >> kRunCountBits == m.events) {
+          const std::uint64_t polls = run & kRunMaxPolls;
+          m.events += polls;
+          m.times += polls * kLeanTimesBytes;
+          m.bytes += polls * kLeanBodyBytes;
+        }
+        return m;
+      }
     }
   }
 
@@ -70,6 +95,7 @@ class Segment {
     flushed_ = start;
     flushed_.bytes = 0;
     flushed_.times = 0;
+    run_.store(0, std::memory_order_relaxed);
     publish(flushed_);
   }
 
@@ -84,6 +110,7 @@ class Segment {
   std::atomic<std::uint64_t> events_{0};
   std::atomic<std::uint64_t> payload_{0};
   std::atomic<std::uint64_t> times_{0};
+  std::atomic<std::uint64_t> run_{0};
   Mark flushed_;
 };
 

@@ -71,8 +71,38 @@ std::byte* ThreadStream::reserve_payload(std::size_t n) {
   return pl_->data() + pl_used_;
 }
 
+MPI_Status* ThreadStream::scratch_statuses(std::int64_t n) {
+  const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * sizeof(MPI_Status);
+  if (status_scratch.size() < bytes) status_scratch.resize(bytes);
+  return reinterpret_cast<MPI_Status*>(status_scratch.data());
+}
+
+void ThreadStream::lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b,
+                             std::uint64_t flags, const MPI_Request* r, std::int64_t n) noexcept {
+  // A run's records need no previous tail (prev_flags) and its template in this segment.
+  if (!lean_allowed || prev_flags != 0 || n > kLeanRequests || !ev_) return;
+  const std::uint64_t room =
+      std::min({(ev_->times_capacity() - ev_times_) / kLeanTimesBytes,
+                (ev_->body_capacity() - ev_used_) / kLeanBodyBytes, kRunMaxPolls});
+  if (room == 0) return;
+  lean.at = events_;
+  lean.fn = fn;
+  lean.a = a;
+  lean.b = b;
+  lean.flags = flags | RawTimes::kLean;
+  lean.word = Segment::run_word(events_);
+  lean.n = 0;
+  lean.room = room;
+  lean.run = &ev_->run();
+  lean.times = ev_->times_data() + ev_times_;
+  lean.body = ev_->body_data() + ev_used_;
+  lean.nreq = n > 0 ? n : 0;
+  if (n > 0) std::copy_n(r, n, lean.req);
+}
+
 void ThreadStream::seal_all() {
   std::lock_guard lock(mu_);
+  lean.at = ~std::uint64_t{0};
   if (pl_) sealed_payload_.push_back(pl_);
   if (ev_) sealed_events_.push_back(ev_);
   pl_ = nullptr;

@@ -2,6 +2,8 @@
 // segments it sealed and the writer has not drained yet, and its position in the stream.
 #pragma once
 
+#include <x86intrin.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -83,7 +85,83 @@ class ThreadStream {
     pl_->publish({pl_used_, 0, payload_, 0});
   }
 
-  std::uint64_t events() const noexcept { return events_; }
+  // Lean polls (Call's LeanPoll) ----------------------------------------------------------
+  // A run of failed polls, once its template or a repeat is committed in place, may continue
+  // without a Call: the next identical poll of this thread checks the key, times the PMPI call
+  // and appends a LeanTimes record and a repeat head, published with one store. Any other
+  // event of the thread ends the run (events() moves past `at`); so does a full segment.
+  static constexpr std::int64_t kLeanRequests = 8;  // longer request arrays take the Call path
+  struct LeanRun {
+    std::uint64_t at = ~std::uint64_t{0};  // events() while the run may go on, else ~0
+    std::uint64_t fn = 0, a = 0, b = 0;    // the poll's function and arguments (PollKey)
+    std::uint64_t flags = 0;               // of every record: kLean | the repeat's flags
+    std::uint64_t word = 0;                // Segment::run_word of the run's start
+    std::uint64_t n = 0;                   // polls appended, not yet counted in events()
+    std::uint64_t room = 0;                // polls the segment has room for
+    std::atomic<std::uint64_t>* run = nullptr;
+    std::byte* times = nullptr;  // the run's first record
+    std::byte* body = nullptr;   // its first repeat head
+    std::int64_t nreq = 0;
+    MPI_Request req[kLeanRequests] = {};
+    unsigned calls = 63;  // lean polls since the last sampled one (the first is sampled)
+  };
+  LeanRun lean;
+  bool lean_allowed = false;  // TSC clock, no per-call extras (Recorder::register_thread)
+
+  // Whether this poll continues the thread's open run (the Call-free path may take it).
+  __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
+                                                     std::uint64_t b) const noexcept {
+    return lean.at == events_ && lean.fn == fn && lean.a == a && lean.b == b && !in_tool;
+  }
+  __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
+                                                     std::uint64_t b, const MPI_Request* r,
+                                                     std::int64_t n) const noexcept {
+    if (!lean_continues(fn, a, b) || n != lean.nreq) return false;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (r[i] != lean.req[i]) return false;
+    return true;
+  }
+  // Appends the poll timed t1..t2 to the run and publishes it. The stream's own counts catch
+  // up at its next Call (lean_fold): a lean poll only writes its record and the run's word.
+  __attribute__((always_inline)) void lean_append(std::uint64_t t1, std::uint64_t t2) noexcept {
+    const std::uint64_t n = lean.n;
+    std::byte* at = lean.times + n * kLeanTimesBytes;
+    std::uint64_t flags = lean.flags;
+    std::memcpy(at + 8, &t1, 8);
+    std::memcpy(at + 16, &t2, 8);
+    const std::uint16_t head = 0x7ffc;  // event_format::kRepeatHead0, kRepeatHead1
+    std::memcpy(lean.body + n * kLeanBodyBytes, &head, 2);
+    lean.n = n + 1;
+    if (n + 1 == lean.room) [[unlikely]]
+      lean.at = ~std::uint64_t{0};
+    // The tail is measured on one lean poll in 64 (as on light calls, Call::finish_light),
+    // counted apart from the light calls: with one count, a program whose polling runs are
+    // 64 calls long would sample the same call of each run, never a lean poll.
+    if (++lean.calls >= 64) [[unlikely]] {
+      lean.calls = 0;
+      flags |= RawTimes::kLeanSample;
+      const std::uint64_t t3 = __rdtsc();
+      std::memcpy(at + 24, &t3, 8);
+    }
+    std::memcpy(at, &flags, 8);
+    lean.run->store(lean.word + n + 1, std::memory_order_release);
+    in_tool = false;
+  }
+  // Counts the run's polls in the stream (its next Call does this before anything else).
+  __attribute__((always_inline)) void lean_fold() noexcept {
+    events_ += lean.n;
+    ev_times_ += lean.n * kLeanTimesBytes;
+    ev_used_ += lean.n * kLeanBodyBytes;
+    lean.n = 0;
+  }
+  // Opens a run after a failed poll committed in place (the template, or a repeat whose
+  // template is described by `flags`), if the thread may and the segment has room.
+  void lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b, std::uint64_t flags,
+                 const MPI_Request* r, std::int64_t n) noexcept;
+
+  std::uint64_t events() const noexcept { return events_; }  // after lean_fold()
+  // From another thread, once this one is quiescent (finalize, exit): with an unfolded run.
+  std::uint64_t events_total() const noexcept { return events_ + lean.n; }
   std::size_t body_offset() const noexcept { return ev_used_; }  // of the next event's body
   std::uint64_t payload_bytes() const noexcept { return payload_; }
   // Whether the call being committed has more to add than its arguments: send hashes taken
@@ -115,12 +193,13 @@ class ThreadStream {
   // The previous call's tool end, when measured: it goes into the next call's RawTimes.
   std::uint64_t prev_t3 = 0;
   std::uint64_t prev_flags = 0;
-  std::vector<std::byte> scratch;             // the event being encoded
-  std::vector<std::byte> pack_buf;            // packing non-contiguous data
-  std::vector<unsigned char> status_scratch;  // MPI_Status storage for *_IGNORE arrays
-  std::vector<int> request_scratch;           // request handles before a completion call
-  std::vector<RequestSlot> request_slots;     // a request array's slots (Call)
-  std::vector<RequestSlot> retired_slots;     // requests a completion call retires (Call)
+  std::vector<std::byte> scratch;                // the event being encoded
+  std::vector<std::byte> pack_buf;               // packing non-contiguous data
+  std::vector<unsigned char> status_scratch;     // MPI_Status storage for *_IGNORE arrays
+  MPI_Status* scratch_statuses(std::int64_t n);  // at least n of them, at least one
+  std::vector<int> request_scratch;              // request handles before a completion call
+  std::vector<RequestSlot> request_slots;        // a request array's slots (Call)
+  std::vector<RequestSlot> retired_slots;        // requests a completion call retires (Call)
   struct PendingHash {
     std::uint64_t hash;
     std::uint64_t bytes;

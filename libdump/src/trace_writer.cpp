@@ -110,29 +110,49 @@ struct BodyParts {
   const std::span<const std::byte>* end() const noexcept { return part + 2; }
 };
 BodyParts event_bodies(const Segment& s, const Mark& from, const Mark& to,
-                       const RawTimes& first) noexcept {
+                       std::uint64_t first_flags) noexcept {
   const std::byte* body = s.body_data();
-  if (to.times > from.times && first.repeat())
-    return {{{body + first.repeat_at(), first.repeat_len()},
+  if (to.times > from.times && RawTimes::repeat(first_flags))
+    return {{{body + RawTimes::repeat_at(first_flags), RawTimes::repeat_len(first_flags)},
              {body + from.bytes + 2, to.bytes - from.bytes - 2}}};
   return {{{body + from.bytes, to.bytes - from.bytes}, {}}};
+}
+
+// Calls `each` with every record from `p` to `end` in turn (a RawTimes, or a LeanTimes from
+// the lean poll path: the first word, the flags, says which), each copied out whole first.
+// Returns the first record's flags.
+template <class Each>
+std::uint64_t for_each_record(const std::byte* p, const std::byte* end, Each each) {
+  std::uint64_t first = 0;
+  for (bool at_first = true; p < end; at_first = false) {
+    std::uint64_t flags;
+    std::memcpy(&flags, p, sizeof flags);
+    if (at_first) first = flags;
+    if (flags & RawTimes::kLean) {
+      LeanTimes r;
+      std::memcpy(&r, p, sizeof r);
+      p += sizeof r;
+      each(r);
+    } else {
+      RawTimes r;
+      std::memcpy(&r, p, sizeof r);
+      p += sizeof r;
+      each(r);
+    }
+  }
+  return first;
 }
 
 // The normal layout: each timing field in its own column (see event_format.hpp), encoded here
 // from the raw times the application thread left.
 void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
                   std::array<std::vector<std::byte>, 3>& columns, std::vector<std::byte>& out) {
-  const std::size_t n = (to.times - from.times) / sizeof(RawTimes);
+  const std::size_t n = to.events - from.events;
   for (auto& c : columns) c.resize(n * kMaxVarintBytes);
   std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
-  const std::byte* raw = s.times_data() + from.times;
-  RawTimes first{};
-  for (std::size_t i = 0; i < n; ++i) {
-    RawTimes r;
-    std::memcpy(&r, raw + i * sizeof r, sizeof r);
-    if (i == 0) first = r;
-    enc.encode(r, cursor);
-  }
+  const std::uint64_t first =
+      for_each_record(s.times_data() + from.times, s.times_data() + to.times,
+                      [&](const auto& r) { enc.encode(r, cursor); });
   for (unsigned i = 0; i < 3; ++i)
     columns[i].resize(static_cast<std::size_t>(cursor[i] - columns[i].data()));
   out.clear();
@@ -144,17 +164,14 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
 }
 
 // The interleaved layout a crash handler writes, which cannot allocate: the raw times are
-// encoded over themselves (an event's three varints are shorter than its record). Returns the
-// encoded length.
+// encoded over themselves (an event's three varints are shorter than either record, and each
+// record is copied out before they are written). Returns the encoded length.
 std::size_t interleave_in_place(Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
-                                RawTimes& first) noexcept {
-  static_assert(3 * kMaxVarintBytes <= sizeof(RawTimes));
+                                std::uint64_t& first) noexcept {
+  static_assert(3 * kMaxVarintBytes <= sizeof(LeanTimes) && sizeof(LeanTimes) <= sizeof(RawTimes));
   std::byte* base = s.times_data() + from.times;
   std::byte* out = base;
-  for (std::size_t at = 0; at < to.times - from.times; at += sizeof(RawTimes)) {
-    RawTimes r;
-    std::memcpy(&r, base + at, sizeof r);
-    if (at == 0) first = r;
+  first = for_each_record(base, s.times_data() + to.times, [&](const auto& r) {
     std::byte tmp[3][kMaxVarintBytes];
     std::byte* cursor[3] = {tmp[0], tmp[1], tmp[2]};
     enc.encode(r, cursor);
@@ -163,7 +180,7 @@ std::size_t interleave_in_place(Segment& s, const Mark& from, const Mark& to, Ti
       std::memcpy(out, tmp[i], len);
       out += len;
     }
-  }
+  });
   return static_cast<std::size_t>(out - base);
 }
 
@@ -247,7 +264,7 @@ void TraceWriter::finish(EndStatus status) {
     w.put_uvarint(static_cast<std::uint8_t>(status));
     w.put_uvarint(streams_.size());
     for (auto& st : streams_) {
-      w.put_uvarint(st.stream->events());
+      w.put_uvarint(st.stream->events_total());
       w.put_uvarint(st.stream->payload_bytes());
       w.put_uvarint(st.times.overhead_ns());
       w.put_uvarint(st.stream->total_stall_ns());
@@ -304,7 +321,7 @@ void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
   std::span<const std::byte> parts[4];
   std::size_t nparts = 1;
   if (ev) {
-    RawTimes first{};
+    std::uint64_t first = 0;
     const std::size_t times = interleave_in_place(*s, done, upto, st.times, first);
     prefix[0] = std::byte{event_format::kInterleavedTimes};
     parts[0] = {prefix, 1 + encode_uvarint(times, prefix + 1)};

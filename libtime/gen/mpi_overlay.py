@@ -220,20 +220,24 @@ def status_encoder(name):
     return STATUS_ENCODERS.get(base_name(name))
 
 
-# Polls that come in runs of identical failed calls (format 1.2, Call::repeat_poll): when the
-# call found nothing, and two words (plus, for the array forms, the request array) that
-# determine its arguments exactly, statuses ignored or not included.
+# Polls that come in runs of identical failed calls (format 1.2, Call::repeat_poll, LeanPoll):
+# when the call found nothing, and two words (plus, for the array forms, the request array as
+# the caller passed it) that determine its arguments exactly, statuses ignored or not
+# included. The words are taken before the PMPI call, from the caller's arguments.
 _IGNORED = "(status_user == MPI_STATUS_IGNORE)"
 _ALL_IGNORED = "(array_of_statuses_user == MPI_STATUSES_IGNORE)"
 POLL_REPEATS = {
-    "MPI_Iprobe": ("!*flag", "c.poll_pair(source, tag)", f"c.poll_pair(comm, {_IGNORED})", None),
-    "MPI_Improbe": ("!*flag", "c.poll_pair(source, tag)", f"c.poll_pair(comm, {_IGNORED})", None),
-    "MPI_Test": ("!*flag", "c.poll_pair(request_in, 0)", _IGNORED, None),
-    "MPI_Testany": ("!*flag", "c.poll_pair(count, 0)", _IGNORED, ("array_of_requests_in", "count")),
-    "MPI_Testall": ("!*flag", "c.poll_pair(count, 0)", _ALL_IGNORED,
-                    ("array_of_requests_in", "count")),
-    "MPI_Testsome": ("*outcount == 0", "c.poll_pair(incount, 0)", _ALL_IGNORED,
-                     ("array_of_requests_in", "incount")),
+    "MPI_Iprobe": ("!*flag", "Call::poll_pair(source, tag)",
+                   f"Call::poll_pair(comm, {_IGNORED})", None),
+    "MPI_Improbe": ("!*flag", "Call::poll_pair(source, tag)",
+                    f"Call::poll_pair(comm, {_IGNORED})", None),
+    "MPI_Test": ("!*flag", "Call::poll_pair(request_in, 0)", _IGNORED, None),
+    "MPI_Testany": ("!*flag", "Call::poll_pair(count, 0)", _IGNORED,
+                    ("array_of_requests", "count")),
+    "MPI_Testall": ("!*flag", "Call::poll_pair(count, 0)", _ALL_IGNORED,
+                    ("array_of_requests", "count")),
+    "MPI_Testsome": ("*outcount == 0", "Call::poll_pair(incount, 0)", _ALL_IGNORED,
+                     ("array_of_requests", "incount")),
 }
 
 

@@ -388,6 +388,45 @@ _OUT_ROLES = {"int_out", "aint_out", "int_array_out", "aint_array_out", "comm_ou
               "status_array", "string_out"}
 
 
+def _scratch_length(f, params, length):
+    """How many statuses MPI may write into a status array: the request array's length (the
+    encoded length, e.g. *outcount, is known only after the call)."""
+    for p, role, req_length, _ in params:
+        if role == "request_array":
+            return _length_expr(f, params, req_length)
+    return _length_expr(f, params, length)
+
+
+def _lean_shim(f, params, poll, sig, call_args, record_args):
+    """The exported shim of a poll: a poll continuing the thread's open run of failed polls
+    takes the lean path (LeanPoll times the PMPI call and appends it, no Call); anything else,
+    or a lean poll that found something, goes to the Call path (`<name>_record`, out of line so
+    the lean path keeps a small frame), with the times already taken (Call::resume)."""
+    failed, a, b, array = poll
+    array_args = f", {array[0]}, {array[1]}" if array else ""
+    lines = [f"extern \"C\" ENCORE_EXPORT int {f.name}({sig}) {{"]
+    for p, role, length, _ in params:
+        if role == "request_inout":
+            lines.append(f"  const auto {p.name}_in = *{p.name};")
+    lines += [f"  encore::dump::LeanPoll lean(fn::{enum_name(f.name)}, {a}, {b}{array_args});",
+              "  if (lean.open()) [[likely]] {"]
+    for p, role, length, _ in params:
+        if role == "status_out":
+            lines.append(f"    MPI_Status* {p.name} = {p.name}_user == MPI_STATUS_IGNORE ? "
+                         f"lean.status() : {p.name}_user;")
+        elif role == "status_array":
+            lines.append(f"    MPI_Status* {p.name} = {p.name}_user == MPI_STATUSES_IGNORE ? "
+                         f"lean.statuses({_scratch_length(f, params, length)}) : {p.name}_user;")
+    lines += ["    lean.begin();",
+              f"    const int rc = P{f.name}({call_args});",
+              f"    if (lean.end(rc == MPI_SUCCESS && {failed})) return rc;",
+              f"    return {f.name}_record(lean, rc, {record_args});",
+              "  }",
+              f"  return {f.name}_record(lean, MPI_SUCCESS, {record_args});",
+              "}"]
+    return lines
+
+
 def emit_shim(f, modelled, params):
     decls = []
     for p, role, *_ in params:
@@ -400,39 +439,64 @@ def emit_shim(f, modelled, params):
     sig = ", ".join(decls) or "void"
     call_args = ", ".join(p.name for p, *_ in params if p)
     ret = f.ret
-    body = [f"extern \"C\" ENCORE_EXPORT {ret} {f.name}({sig}) {{"]
+    poll = overlay.poll_repeat(f.name) if modelled else None
+    passthrough_args = ", ".join((p.name + "_user") if role in _STATUS_ROLES else p.name
+                                 for p, role, *_ in params if p)
+    # A poll's request handles as they were before the call (the lean path may have made it).
+    inouts = [p.name for p, role, *_ in params if role == "request_inout"]
+    if poll:
+        ins = "".join(f"MPI_Request {n}_in, " for n in inouts)
+        body = [f"__attribute__((noinline)) static int {f.name}_record("
+                f"encore::dump::LeanPoll& lean, int rc, {ins}{sig}) {{"]
+    else:
+        body = [f"extern \"C\" ENCORE_EXPORT {ret} {f.name}({sig}) {{"]
     status_fix = []
     for p, role, length, _ in params:
         if role == "status_out":
-            status_fix.append(f"  MPI_Status {p.name}_local;\n"
+            local = "lean.status()" if poll else f"&{p.name}_local"
+            status_fix.append((f"  MPI_Status {p.name}_local;\n" if not poll else "") +
                               f"  MPI_Status* {p.name} = {p.name}_user == MPI_STATUS_IGNORE ? "
-                              f"&{p.name}_local : {p.name}_user;")
+                              f"{local} : {p.name}_user;")
+    rc = "result" if ret != "int" else "rc"
     body.append(f"  encore::dump::Call c(fn::{enum_name(f.name)});")
-    passthrough_args = ", ".join((p.name + "_user") if role in _STATUS_ROLES else p.name
-                                 for p, role, *_ in params if p)
-    body.append(f"  if (!c.active()) return P{f.name}({passthrough_args});")
+    if poll:
+        body.append(f"  if (!c.active()) return lean.called() ? rc : P{f.name}({passthrough_args});")
+    else:
+        body.append(f"  if (!c.active()) return P{f.name}({passthrough_args});")
     body += status_fix
     for p, role, length, _ in params:
         if role == "status_array":
             body.append(f"  MPI_Status* {p.name} = {p.name}_user == MPI_STATUSES_IGNORE ? "
-                        f"c.scratch_statuses({_length_expr(f, params, length)}) : {p.name}_user;")
+                        f"c.scratch_statuses({_scratch_length(f, params, length)}) : {p.name}_user;")
+        elif role == "request_inout" and poll:
+            pass  # a parameter of the _record function
         elif role in ("request_inout", "comm_free", "group_free", "datatype_free", "op_free",
                       "handle_free", "datatype_inout"):
             body.append(f"  const auto {p.name}_in = *{p.name};")
         elif role == "request_array":
-            body.append(f"  const MPI_Request* {p.name}_in = c.copy_requests({p.name}, "
-                        f"{_length_expr(f, params, length)});")
+            n = _length_expr(f, params, length)
+            copy = f"c.copy_requests({p.name}, {n})"
+            if poll:
+                copy = f"lean.called() ? c.copy_requests(lean, {n}) : {copy}"
+            body.append(f"  const MPI_Request* {p.name}_in = {copy};")
     pre, post = overlay.hooks(f.name) if modelled else (None, None)
     if pre:
         body.append(f"  {pre}")
-    body.append("  c.begin();")
-    rc = "result" if ret != "int" else "rc"
-    body.append(f"  const {ret} {rc} = P{f.name}({call_args});")
-    body.append(f"  c.end({'rc' if ret == 'int' else '0'});")
-    poll = overlay.poll_repeat(f.name) if modelled else None
+    if poll:
+        body += ["  if (lean.called()) {",
+                 "    c.resume(lean.t1(), lean.t2(), rc);",
+                 "  } else {",
+                 "    c.begin();",
+                 f"    rc = P{f.name}({call_args});",
+                 "    c.end(rc);",
+                 "  }"]
+    else:
+        body.append("  c.begin();")
+        body.append(f"  const {ret} {rc} = P{f.name}({call_args});")
+        body.append(f"  c.end({'rc' if ret == 'int' else '0'});")
     if poll:
         failed, a, b, array = poll
-        poll_args = "poll_failed, poll_a, poll_b" + (f", {array[0]}, {array[1]}" if array else "")
+        poll_args = "poll_failed, poll_a, poll_b" + (f", {array[0]}_in, {array[1]}" if array else "")
         body.append(f"  const bool poll_failed = rc == MPI_SUCCESS && {failed};")
         body.append(f"  const std::uint64_t poll_a = {a}, poll_b = {b};")
         body.append(f"  if (c.repeat_poll({poll_args})) return rc;")
@@ -451,6 +515,9 @@ def emit_shim(f, modelled, params):
         body.append(f"  c.finish_poll({poll_args});")
     body.append(f"  return {rc};")
     body.append("}")
+    if poll:
+        record_args = "".join(f"{n}_in, " for n in inouts) + passthrough_args
+        body += _lean_shim(f, params, poll, sig, call_args, record_args)
     return "\n".join(body)
 
 

@@ -2,9 +2,10 @@
  * polls with MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall and MPI_Testsome
  * until rank 1, which sleeps first, sends; every phase alternates two argument sets now and
  * then, so runs end on a different call too. Rank 0 prints how many calls each phase made: a
- * replay must print the same. Arguments: [sleep ms per phase, default 5] [crash]: with
+ * replay must print the same. Arguments: [sleep ms per phase, default 5] [crash|kill]: with
  * "crash", rank 0 polls a message that never comes for that long, prints its count to stderr
- * and dies of SIGSEGV. */
+ * and dies of SIGSEGV; with "kill", it then sleeps that long again (making no MPI call, so the
+ * run of polls is still open), prints its count and dies of SIGKILL. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,8 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int ms = argc > 1 ? atoi(argv[1]) : 5;
-  const int crash = argc > 2 && strcmp(argv[2], "crash") == 0;
+  const int sigkill = argc > 2 && strcmp(argv[2], "kill") == 0;
+  const int crash = sigkill || (argc > 2 && strcmp(argv[2], "crash") == 0);
   if (crash) {
     if (rank == 0) {
       long polls = 0;
@@ -35,8 +37,9 @@ int main(int argc, char** argv) {
         MPI_Iprobe(1, 42, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         ++polls;
       }
+      if (sigkill) usleep((useconds_t)ms * 1000);
       fprintf(stderr, "polls=%ld\n", polls);
-      raise(SIGSEGV);
+      raise(sigkill ? SIGKILL : SIGSEGV);
     }
     MPI_Barrier(MPI_COMM_WORLD); /* rank 1 waits here until the crash takes it down */
     MPI_Finalize();

@@ -12,6 +12,7 @@
 
 using encore::Clock;
 using encore::ClockSource;
+using encore::dump::LeanTimes;
 using encore::dump::RawTimes;
 using encore::dump::TimeEncoder;
 
@@ -31,7 +32,19 @@ struct Encoder {
               std::uint64_t t2) {
     std::byte col[3][encore::kMaxVarintBytes];
     std::byte* cursor[3] = {col[0], col[1], col[2]};
-    enc.encode({prev_t3 ? z + prev_t3 : 0, t0 ? z + t0 : 0, z + t1, z + t2, flags}, cursor);
+    enc.encode(RawTimes{flags, prev_t3 ? z + prev_t3 : 0, t0 ? z + t0 : 0, z + t1, z + t2}, cursor);
+    return read(col, cursor);
+  }
+  // A poll of the lean path; t3 (its own tail's end) only when sampled.
+  Fields lean(std::uint64_t t1, std::uint64_t t2, std::uint64_t t3 = 0) {
+    std::byte col[3][encore::kMaxVarintBytes];
+    std::byte* cursor[3] = {col[0], col[1], col[2]};
+    const std::uint64_t flags =
+        RawTimes::kLean | RawTimes::kRepeat | (t3 ? RawTimes::kLeanSample : 0);
+    enc.encode(LeanTimes{flags, z + t1, z + t2, t3 ? z + t3 : 0}, cursor);
+    return read(col, cursor);
+  }
+  static Fields read(std::byte (&col)[3][encore::kMaxVarintBytes], std::byte* cursor[3]) {
     std::uint64_t v[3];
     for (int i = 0; i < 3; ++i) {
       encore::ByteReader r({col[i], static_cast<std::size_t>(cursor[i] - col[i])});
@@ -96,4 +109,33 @@ TEST(TimeEncoder, LargeTimesTakeSeveralBytes) {
   const Fields f = e.next(0, 0, 0, 3 * second, 5 * second);
   EXPECT_EQ(f.gap, 3 * second);
   EXPECT_EQ(f.dur, 2 * second);
+}
+
+// A lean poll's tail (a few stores) is charged from its own samples, not from the light calls'
+// (a whole recording each); a sampled lean poll's tail is charged exactly to the next event.
+TEST(TimeEncoder, LeanPollsHaveTheirOwnTailSamples) {
+  Encoder e;
+  e.next(0, 0, 0, 100, 150);
+  Fields f = e.next(170, kSample, 0, 200, 210);  // a light call's tail: 20 ns
+  EXPECT_EQ(f.overhead, 20u);
+  f = e.lean(300, 310);  // after a light call: the light median
+  EXPECT_EQ(f.overhead, 20u);
+  EXPECT_EQ(f.gap, 300u - 230u);
+  EXPECT_EQ(f.dur, 10u);
+  f = e.lean(400, 405, 408);  // no lean sample yet: nothing charged for the previous poll
+  EXPECT_EQ(f.overhead, 0u);
+  EXPECT_EQ(f.gap, 90u);
+  f = e.lean(500, 502);  // after a sampled poll: its measured tail, 3 ns
+  EXPECT_EQ(f.overhead, 3u);
+  EXPECT_EQ(f.gap, 500u - 408u);
+  f = e.lean(600, 601);  // the lean median
+  EXPECT_EQ(f.overhead, 3u);
+  EXPECT_EQ(f.gap, 600u - 505u);
+  f = e.next(0, 0, 0, 700, 710);  // the call after a lean poll: the lean median too
+  EXPECT_EQ(f.overhead, 3u);
+  EXPECT_EQ(f.gap, 700u - 604u);
+  f = e.next(0, 0, 0, 800, 810);  // after a light call again: the light median
+  EXPECT_EQ(f.overhead, 20u);
+  EXPECT_EQ(f.gap, 800u - 730u);
+  EXPECT_EQ(e.enc.end_ns() + e.enc.overhead_ns(), 810u);
 }
