@@ -322,8 +322,10 @@ const std::byte* read_extras_checked(const decode::Body& b, const std::byte* p,
 // The extras a point-to-point call carries (payload, send hash, call site, stall) read
 // unchecked while the body has room for the largest of them; the rest, and anything near the
 // end of the body, through read_extras.
-const std::byte* read_extras_fast(const decode::Body& b, const std::byte* p,
-                                  std::uint64_t& payload_offset, Event& ev) {
+[[gnu::always_inline]] inline const std::byte* read_extras_fast(const decode::Body& b,
+                                                                const std::byte* p,
+                                                                std::uint64_t& payload_offset,
+                                                                Event& ev) {
   using decode::uv;
   constexpr std::ptrdiff_t kRoom = 5 * kMaxVarintBytes + 8;
   for (;;) {
@@ -545,6 +547,7 @@ void decode_one(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t&
   ev.overhead_ns = overhead;
   ev.rc = rc;
   if (ev.stale & decode::kExtrasStale) clear_extras(ev);
+  if (kGenerated) decode::clear_all_lists(ev);
   const std::byte* after =
       kGenerated ? decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, ev) : nullptr;
   if (after == nullptr) after = decode_args_generic(b, in, rc == 0, ev);
@@ -637,6 +640,7 @@ bool RankEventReader::next(Event& out) {
         out.overhead_ns = overhead;
         out.rc = rc;
         if (out.stale & decode::kExtrasStale) clear_extras(out);
+        decode::clear_all_lists(out);
         const std::byte* after =
             decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, out);
         if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
