@@ -64,10 +64,10 @@ def emit_steps(steps, indent):
             continue
         if coding == "nothing":
             lines.append(f"{indent}set_nothing(a[{param}]);")
-        elif coding == "requests":
-            lines.append(f"{indent}p = read_requests(b, p, {param}, ev);")
-        elif coding == "statuses":
-            lines.append(f"{indent}p = read_statuses(b, p, {param}, ev);")
+        elif coding in ("requests", "statuses"):
+            # An empty array (one zero byte: MPI_STATUSES_IGNORE, count 0) costs no call.
+            lines.append(f"{indent}if (p != b.end && *p == std::byte{{0}}) {{ set_nothing(a[{param}]); ++p; }}")
+            lines.append(f"{indent}else {{ p = read_{coding}(b, p, {param}, ev); }}")
         elif coding == "status":
             lines.append(f"{indent}p = read_status(b, p, {param}, ev);")
         elif coding == "request":

@@ -5,6 +5,7 @@
 // decoder's, at the same offsets.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -99,15 +100,23 @@ inline void mark_stale(Event& ev, std::uint16_t param) {
 }
 
 // Makes args[0, n) exist with nothing stale in them (present and scalar are left for the
-// decoder to overwrite); clear_lists when only requests and statuses are stale.
+// decoder to overwrite), for the generic path. The generated decoders call prepare_args, which
+// leaves requests and statuses to clear_all_lists, called once before them: clearing every
+// tracked list (those past n too) keeps the switch's cases free of it.
 void reset_args(Event& ev, std::size_t n);
 void clear_lists(Event& ev, std::uint64_t mask);
 [[gnu::always_inline]] inline void prepare_args(Event& ev, std::size_t n) {
   const std::uint64_t mask = n >= kTrackedArgs ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-  if (ev.args.size() < n || (ev.stale & mask) != 0 || n >= kTrackedArgs)
-    reset_args(ev, n);
-  else if (((ev.stale_requests | ev.stale_statuses) & mask) != 0)
-    clear_lists(ev, mask);
+  if (ev.args.size() < n || (ev.stale & mask) != 0 || n >= kTrackedArgs) reset_args(ev, n);
+}
+[[gnu::always_inline]] inline void clear_all_lists(Event& ev) {
+  if ((ev.stale_requests | ev.stale_statuses) == 0) return;
+  ArgValue* const args = ev.args.data();
+  for (std::uint64_t bits = ev.stale_requests; bits != 0; bits &= bits - 1)
+    args[std::countr_zero(bits)].requests.clear();
+  for (std::uint64_t bits = ev.stale_statuses; bits != 0; bits &= bits - 1)
+    args[std::countr_zero(bits)].statuses.clear();
+  ev.stale_requests = ev.stale_statuses = 0;
 }
 
 // One argument of any coding through the checked generic reader, from p (its first byte).

@@ -258,18 +258,20 @@ void clear_arg(ArgValue& a) {
   a.text.clear();
 }
 
+[[gnu::noinline]] void clear_rare_extras(Event& ev) {
+  ev.signatures.clear();
+  ev.counters.clear();
+  ev.attribute.reset();
+  ev.neighbours.reset();
+}
+
 // The extras a point-to-point call carries, and the others only when some were read.
-void clear_extras(Event& ev) {
+[[gnu::always_inline]] inline void clear_extras(Event& ev) {
   ev.payloads.clear();
   ev.send_hashes.clear();
   ev.callsite.reset();
   ev.stall_ns = 0;
-  if (ev.stale & decode::kRareExtrasStale) {
-    ev.signatures.clear();
-    ev.counters.clear();
-    ev.attribute.reset();
-    ev.neighbours.reset();
-  }
+  if (ev.stale & decode::kRareExtrasStale) clear_rare_extras(ev);
   ev.stale &= ~(decode::kExtrasStale | decode::kRareExtrasStale);
 }
 
@@ -320,8 +322,10 @@ const std::byte* read_extras_checked(const decode::Body& b, const std::byte* p,
 // The extras a point-to-point call carries (payload, send hash, call site, stall) read
 // unchecked while the body has room for the largest of them; the rest, and anything near the
 // end of the body, through read_extras.
-const std::byte* read_extras_fast(const decode::Body& b, const std::byte* p,
-                                  std::uint64_t& payload_offset, Event& ev) {
+[[gnu::always_inline]] inline const std::byte* read_extras_fast(const decode::Body& b,
+                                                                const std::byte* p,
+                                                                std::uint64_t& payload_offset,
+                                                                Event& ev) {
   using decode::uv;
   constexpr std::ptrdiff_t kRoom = 5 * kMaxVarintBytes + 8;
   for (;;) {
@@ -543,6 +547,7 @@ void decode_one(EventColumns& columns, std::uint64_t prev_end_ns, std::uint64_t&
   ev.overhead_ns = overhead;
   ev.rc = rc;
   if (ev.stale & decode::kExtrasStale) clear_extras(ev);
+  if (kGenerated) decode::clear_all_lists(ev);
   const std::byte* after =
       kGenerated ? decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, ev) : nullptr;
   if (after == nullptr) after = decode_args_generic(b, in, rc == 0, ev);
@@ -599,64 +604,91 @@ void decode_event_generic(EventColumns& columns, std::uint64_t prev_end_ns,
   decode_one<false>(columns, prev_end_ns, payload_offset, ev);
 }
 
-// The hot path of every reader of events: the generated decoders inline here, the columns are
-// walked with bare pointers, and anything near a column's end or in an interleaved chunk goes
-// through decode_event on the column readers (checked, with their messages).
+// The hot path of every reader of events: the generated decoders inline here and the columns
+// are walked with bare pointers. The time columns' room is checked once per budget of events
+// (refill_budget); a repeat, an unknown function id (both heads decode above fn::kCount),
+// anything near a column's end and interleaved chunks go through next_slow, on the column
+// readers (checked, with their messages).
 bool RankEventReader::next(Event& out) {
   if (left_in_chunk_ == 0 && !next_chunk()) return false;
   ThreadPos& pos = *pos_;
+  // Read before the stores into `out`, which the compiler must assume may alias them.
+  const std::uint64_t index = pos.index;
+  const std::uint64_t prev_end = pos.end_ns;
   out.thread = thread_;
-  out.index = pos.index;
+  out.index = index;
   const std::byte* const body_start = body_.p;
-  // Format 1.2: a repeated poll copies the event before it (event_repeat.hpp).
-  const bool repeat = RepeatExpander::at_repeat(body_.p, body_.end);
+  bool repeat = false;
   try {
-    if (repeat) {
-      expand_repeat(out);
-    } else if (split_ && has_room(gap_.p, gap_.end) && has_room(duration_.p, duration_.end) &&
-               has_room(overhead_.p, overhead_.end) && has_room(body_.p, body_.end)) {
-      const std::uint64_t gap = time_uv(gap_.p, columns_.gap);
-      const std::uint64_t duration = time_uv(duration_.p, columns_.duration);
-      const std::uint64_t overhead = time_uv(overhead_.p, columns_.overhead);
+    bool fast = (times_budget_ != 0 || refill_budget()) && has_room(body_.p, body_.end);
+    if (fast) {
       const std::byte* const base = columns_.body.bytes().data();
       const decode::Body b{columns_.body, base, body_.end};
       const std::byte* in = body_.p;
       const std::uint64_t head = decode::uv(in, b);
       const auto id = head >> event_format::kHeadFlagBits;
-      if (id >= fn::kCount)
-        throw Error("unknown MPI function id " + std::to_string(id) + " (trace from another MPI?)");
-      const std::int64_t rc =
-          (head & event_format::kHasError) ? zigzag_decode(decode::uv_checked(in, b)) : 0;
-      out.function = static_cast<std::uint16_t>(id);
-      out.start_ns = pos.end_ns + gap;
-      out.end_ns = out.start_ns + duration;
-      out.overhead_ns = overhead;
-      out.rc = rc;
-      if (out.stale & decode::kExtrasStale) clear_extras(out);
-      const std::byte* after = decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, out);
-      if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
-      if (head & event_format::kHasExtras) {
-        out.stale |= decode::kExtrasStale;
-        after = read_extras_fast(b, after, pos.payload, out);
+      if (id < fn::kCount) [[likely]] {
+        --times_budget_;
+        const std::uint64_t gap = time_uv(gap_.p, columns_.gap);
+        const std::uint64_t duration = time_uv(duration_.p, columns_.duration);
+        const std::uint64_t overhead = time_uv(overhead_.p, columns_.overhead);
+        const std::int64_t rc =
+            (head & event_format::kHasError) ? zigzag_decode(decode::uv_checked(in, b)) : 0;
+        out.function = static_cast<std::uint16_t>(id);
+        out.start_ns = prev_end + gap;
+        out.end_ns = prev_end + gap + duration;
+        out.overhead_ns = overhead;
+        out.rc = rc;
+        if (out.stale & decode::kExtrasStale) clear_extras(out);
+        decode::clear_all_lists(out);
+        const std::byte* after =
+            decode::decode_args(static_cast<unsigned>(id), b, in, rc == 0, out);
+        if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
+        if (head & event_format::kHasExtras) {
+          out.stale |= decode::kExtrasStale;
+          after = read_extras_fast(b, after, pos.payload, out);
+        }
+        body_.p = after;
+      } else {
+        fast = false;
       }
-      body_.p = after;
-    } else {
-      decode_checked(out);
     }
+    if (!fast) repeat = next_slow(out);
   } catch (const Error& e) {
     return fail(e);
   }
-  if (!repeat && left_in_chunk_ > 1 && RepeatExpander::at_repeat(body_.p, body_.end))
-    repeats_.keep(out);
-  // A repeat has no body of its own: consumers that copy bodies re-encode it.
-  last_body_ =
-      repeat ? std::span<const std::byte>{} : std::span<const std::byte>{body_start, body_.p};
+  if (repeat) {
+    last_body_ = {};  // a repeat has no body of its own: consumers that copy bodies re-encode it
+  } else {
+    // Format 1.2: a repeated poll copies the event before it (event_repeat.hpp).
+    if (left_in_chunk_ > 1 && RepeatExpander::at_repeat(body_.p, body_.end)) repeats_.keep(out);
+    last_body_ = {body_start, body_.p};
+  }
   pos.overhead += out.overhead_ns;
   out.raw_start_ns = out.start_ns + pos.overhead;
   pos.end_ns = out.end_ns;
-  ++pos.index;
+  pos.index = index + 1;
   if (--left_in_chunk_ == 0) check_chunk_end();
   return true;
+}
+
+bool RankEventReader::refill_budget() {
+  if (!split_) return false;
+  const auto room = [](const Cursor& c) { return static_cast<std::size_t>(c.end - c.p); };
+  const std::size_t least = std::min({room(gap_), room(duration_), room(overhead_)});
+  // Each event takes at most kMaxVarintBytes of each column.
+  times_budget_ =
+      static_cast<std::uint32_t>(std::min<std::size_t>(least / kMaxVarintBytes, left_in_chunk_));
+  return times_budget_ != 0;
+}
+
+bool RankEventReader::next_slow(Event& out) {
+  if (RepeatExpander::at_repeat(body_.p, body_.end)) {
+    expand_repeat(out);
+    return true;
+  }
+  decode_checked(out);
+  return false;
 }
 
 }  // namespace encore

@@ -72,6 +72,7 @@ void RankEventReader::set_cursors() {
     return Cursor{base + r.position(), base + r.bytes().size()};
   };
   split_ = !columns_.interleaved;
+  times_budget_ = 0;  // refilled by next() from the new positions
   gap_ = at(columns_.gap);
   duration_ = at(columns_.duration);
   overhead_ = at(columns_.overhead);

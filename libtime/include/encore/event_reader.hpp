@@ -83,6 +83,8 @@ class RankEventReader {
   void check_chunk_end();              // after a chunk's last event
   void set_cursors();                  // from columns_' positions
   void sync_columns();                 // columns_' positions from the cursors
+  bool refill_budget();                // times_budget_ from the time columns' room
+  bool next_slow(Event& out);          // through columns_; true for a repeat
 
   StreamFileReader reader_;
   Chunk chunk_;
@@ -90,6 +92,9 @@ class RankEventReader {
   Cursor gap_, duration_, overhead_, body_;
   bool split_ = false;  // times in three columns (else interleaved: decode_checked)
   std::uint32_t left_in_chunk_ = 0;
+  // Events the time columns surely have room for (kMaxVarintBytes each), so that next()
+  // checks their ends once per many events rather than per event; 0 for interleaved chunks.
+  std::uint32_t times_budget_ = 0;
   std::uint16_t thread_ = 0;
   std::vector<ThreadPos> threads_;  // by thread id (at most 65536, as the file reader's)
   ThreadPos* pos_ = nullptr;        // threads_[thread_], taken again after each resize

@@ -23,6 +23,9 @@ void check_same_call(const Event& captured, const Event& replayed, const std::st
                   captured.info().name, captured.thread, captured.index));
 }
 
+// Below this a gap (never negative) converts to double and back exactly.
+constexpr std::int64_t kExactDouble = std::int64_t{1} << 52;
+
 std::int64_t gap_of(const Event& ev, std::int64_t& prev_end) {
   const std::int64_t start = static_cast<std::int64_t>(ev.start_ns);
   const std::int64_t g = std::max<std::int64_t>(start - prev_end, 0);
@@ -142,6 +145,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
                                 replay_->file().path(), ev.index));
       check_same_call(ev, replay_ev_, replay_->file().path());
       compute_ns = gap_of(replay_ev_, prev_replay_end_);
+    } else if (scale_ == nullptr && captured_gap < kExactDouble) {
+      compute_ns = captured_gap;  // what gap * 1.0 + 0.5 rounds to, without the doubles
     } else {
       double ratio = scale_ ? scale_->overall : 1.0;
       if (scale_ && ev.callsite && !scale_->by_callsite.empty()) {
