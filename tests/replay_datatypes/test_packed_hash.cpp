@@ -53,6 +53,11 @@ TEST_F(PackedHash, Vectors) {
   expect_same(vector(50, 2, 5, named(MPI_DOUBLE)), 2, "vector 16-byte blocks");
   expect_same(vector(40, 3, 4, named(MPI_SHORT)), 4, "vector 6-byte blocks");
   expect_same(hvector(6, 1, -16, named(MPI_DOUBLE)), 2, "hvector negative stride");
+  // One element: the column loop, over several fills of the buffer.
+  expect_same(hvector(2500, 1, -16, named(MPI_DOUBLE)), 1, "column with negative stride");
+  expect_same(vector(3000, 1, 3, named(MPI_INT)), 1, "column of ints");
+  expect_same(vector(1500, 1, 3, named(MPI_DOUBLE_INT)), 1, "column of 16-byte pairs");
+  expect_same(vector(2000, 3, 4, named(MPI_SHORT)), 1, "column of 6-byte blocks");
   // Blocks longer than the buffer go into the hash as they lie.
   expect_same(vector(3, 3000, 4000, named(MPI_DOUBLE)), 2, "vector of 24000-byte blocks");
 }
