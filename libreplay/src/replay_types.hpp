@@ -1,5 +1,5 @@
 // Datatypes as the replay needs them: sizes and extents for receive layouts, unpacking recorded
-// bytes into the program's buffers, packing sent data to check its hash. All of it is answered by
+// bytes into the program's buffers, hashing sent data to check it. All of it is answered by
 // libreplay's own datatype engine (src/datatypes/), which knows MPICH's layouts exactly.
 #pragma once
 
@@ -32,9 +32,6 @@ class Types {
     if (!engine_.unpack_one_block(packed.data(), bytes, count, t, buf))
       engine_.unpack_bytes(packed.data(), bytes, count, t, buf);
   }
-  // The packed bytes of count elements (a view of buf when the type is contiguous).
-  std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype t,
-                                  std::vector<std::byte>& scratch) const;
 
  private:
   TypeEngine engine_;

@@ -21,7 +21,6 @@ namespace {
 // MPICH's predefined handles, which applications have compiled in.
 constexpr std::int64_t kCommBase = 0x84100000;
 constexpr std::int64_t kOpBase = 0x98100000;
-constexpr std::int64_t kRequestBase = 0x2c100000;
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -242,17 +241,32 @@ std::int64_t Replayer::new_handle(std::uint32_t kind_base) {
 }
 
 MPI_Request Replayer::new_request(std::uint64_t event) {
-  const auto handle = static_cast<MPI_Request>(kRequestBase + next_handle_++);
-  requests_[handle].event = event;
-  return handle;
+  std::size_t slot;
+  if (!free_request_slots_.empty()) {
+    slot = free_request_slots_.back();
+    free_request_slots_.pop_back();
+  } else {
+    slot = request_slots_.size();
+    request_slots_.emplace_back();
+  }
+  RequestState& st = request_slots_[slot];
+  st.live = true;
+  st.event = event;
+  st.kind = RequestKind::other;
+  st.persistent = false;
+  st.layout.clear();  // its storage stays for the next receive
+  st.send_buf = nullptr;
+  st.send_count = 0;
+  st.send_type = MPI_DATATYPE_NULL;
+  return static_cast<MPI_Request>(kRequestBase + static_cast<std::int64_t>(slot));
 }
 
-RequestState* Replayer::request(MPI_Request r) {
-  const auto it = requests_.find(r);
-  return it == requests_.end() ? nullptr : &it->second;
+void Replayer::drop_request(MPI_Request r) {
+  if (RequestState* st = request(r)) {
+    st->live = false;
+    free_request_slots_.push_back(static_cast<std::uint32_t>(st - request_slots_.data()));
+  }
 }
-
-void Replayer::drop_request(MPI_Request r) { requests_.erase(r); }
 
 void Replayer::fail(const std::string& message) {
   if (profile_) profile_->close(RankStatus::aborted);  // readable up to the last good call

@@ -56,6 +56,7 @@ struct CommState {
 enum class RequestKind : std::uint8_t { send, recv, collective, other };
 
 struct RequestState {
+  bool live = false;        // the slot holds a request the program has not released
   std::uint64_t event = 0;  // index of the creating event
   RequestKind kind = RequestKind::other;
   bool persistent = false;
@@ -130,8 +131,14 @@ class Replayer {
   MPI_Op new_op(std::uint32_t id);
   std::int64_t new_handle(std::uint32_t kind_base);
 
+  // Requests live in slots reused through a free list and their handles name the slot, so a
+  // lookup is an index and a replayed Isend or Irecv allocates nothing once slots exist.
   MPI_Request new_request(std::uint64_t event);
-  RequestState* request(MPI_Request r);
+  RequestState* request(MPI_Request r) noexcept {
+    const auto slot = static_cast<std::uint64_t>(static_cast<std::int64_t>(r) - kRequestBase);
+    return slot < request_slots_.size() && request_slots_[slot].live ? &request_slots_[slot]
+                                                                     : nullptr;
+  }
   void drop_request(MPI_Request r);
 
   [[noreturn]] void fail(const std::string& message);
@@ -173,7 +180,10 @@ class Replayer {
   std::unordered_map<std::int64_t, std::uint32_t> datatype_ids_;
   std::unordered_map<std::int64_t, std::uint32_t> op_ids_;
   std::unordered_map<std::int64_t, std::uint32_t> fixed_ids_[3];  // predefined comm, type, op
-  std::unordered_map<MPI_Request, RequestState> requests_;
+  // Handles of requests: this base plus the slot (never one of MPICH's predefined handles).
+  static constexpr std::int64_t kRequestBase = 0x2c100000;
+  std::vector<RequestState> request_slots_;
+  std::vector<std::uint32_t> free_request_slots_;
   std::int64_t next_handle_ = 1;
 };
 

@@ -16,9 +16,13 @@ ChunkCompressor::ChunkCompressor() : ctx_(ZSTD_createCCtx()) {
 }
 ChunkCompressor::~ChunkCompressor() { ZSTD_freeCCtx(ctx_); }
 ChunkCompressor::ChunkCompressor(ChunkCompressor&& other) noexcept
-    : ctx_(std::exchange(other.ctx_, nullptr)) {}
+    : ctx_(std::exchange(other.ctx_, nullptr)),
+      bound_buf_(std::move(other.bound_buf_)),
+      bound_size_(std::exchange(other.bound_size_, 0)) {}
 ChunkCompressor& ChunkCompressor::operator=(ChunkCompressor&& other) noexcept {
   std::swap(ctx_, other.ctx_);
+  std::swap(bound_buf_, other.bound_buf_);
+  std::swap(bound_size_, other.bound_size_);
   return *this;
 }
 
@@ -32,12 +36,16 @@ void ChunkCompressor::make_chunk(const ChunkHeader& fields, std::span<const std:
   h.codec = Codec::raw;
   h.stored_size = h.raw_size;
 
+  const std::byte* stored_bytes = raw.data();
   std::size_t stored = raw.size();
   if (zstd_level != kNoCompression && !raw.empty()) {
-    out.resize(kChunkHeaderSize + ZSTD_compressBound(raw.size()));
+    const std::size_t bound = ZSTD_compressBound(raw.size());
+    if (bound_size_ < bound) {
+      bound_buf_.reset(new std::byte[bound]);  // default-initialised: no zero fill
+      bound_size_ = bound;
+    }
     const std::size_t n =
-        ZSTD_compressCCtx(ctx_, out.data() + kChunkHeaderSize, out.size() - kChunkHeaderSize,
-                          raw.data(), raw.size(), zstd_level);
+        ZSTD_compressCCtx(ctx_, bound_buf_.get(), bound, raw.data(), raw.size(), zstd_level);
     if (ZSTD_isError(n))
       throw Error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
     // Keep compressed bytes only if they save space; readers then never
@@ -45,12 +53,13 @@ void ChunkCompressor::make_chunk(const ChunkHeader& fields, std::span<const std:
     if (n < raw.size()) {
       h.codec = Codec::zstd;
       h.stored_size = static_cast<std::uint32_t>(n);
+      stored_bytes = bound_buf_.get();
       stored = n;
     }
   }
-  out.resize(kChunkHeaderSize + stored);
-  if (h.codec == Codec::raw && !raw.empty())
-    std::memcpy(out.data() + kChunkHeaderSize, raw.data(), raw.size());
+  // Only the header is zero-filled; the stored bytes are copied in once.
+  out.resize(kChunkHeaderSize);
+  if (stored > 0) out.insert(out.end(), stored_bytes, stored_bytes + stored);
 
   const auto header = std::span(out).first<kChunkHeaderSize>();
   h.checksum = 0;

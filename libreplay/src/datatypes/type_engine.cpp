@@ -316,16 +316,24 @@ MPI_Count TypeEngine::copy_blocks(const TypeNode& n, std::byte* base, MPI_Count 
     else std::memcpy(data, packed, static_cast<std::size_t>(bytes));
     return bytes;
   }
+  // One loop per direction: the copy is then a plain move for the common block sizes.
   std::byte* cursor = packed;
-  auto copy = [&](MPI_Aint off, MPI_Aint len) {
-    std::byte* data = at(base, off);
-    if (to_packed) std::memcpy(cursor, data, static_cast<std::size_t>(len));
-    else std::memcpy(data, cursor, static_cast<std::size_t>(len));
-    cursor += len;
-  };
   MPI_Aint budget = bytes;
-  for (MPI_Count i = 0; i < count && budget > 0; ++i)
-    budget = for_each_block(n.program, i * extent, budget, copy);
+  if (to_packed) {
+    auto gather = [&](MPI_Aint off, MPI_Aint len) {
+      std::memcpy(cursor, at(base, off), static_cast<std::size_t>(len));
+      cursor += len;
+    };
+    for (MPI_Count i = 0; i < count && budget > 0; ++i)
+      budget = for_each_block(n.program, i * extent, budget, gather);
+  } else {
+    auto scatter = [&](MPI_Aint off, MPI_Aint len) {
+      std::memcpy(at(base, off), cursor, static_cast<std::size_t>(len));
+      cursor += len;
+    };
+    for (MPI_Count i = 0; i < count && budget > 0; ++i)
+      budget = for_each_block(n.program, i * extent, budget, scatter);
+  }
   return bytes - budget;
 }
 

@@ -8,8 +8,6 @@
 // Thread-compatible: one engine per replayed rank, used from one thread.
 #pragma once
 
-#include <mpi.h>
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +20,7 @@
 
 #include "datatype_error.hpp"
 #include "type_node.hpp"
+#include <mpi.h>
 
 namespace encore::replay {
 
@@ -56,8 +55,8 @@ class TypeEngine {
   MPI_Datatype hvector_mpi1(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype) {
     return hvector(count, blocklength, stride, oldtype);
   }
-  MPI_Datatype hindexed_mpi1(int count, const int* blocklengths,
-                             const MPI_Aint* displacements, MPI_Datatype oldtype) {
+  MPI_Datatype hindexed_mpi1(int count, const int* blocklengths, const MPI_Aint* displacements,
+                             MPI_Datatype oldtype) {
     return hindexed(count, blocklengths, displacements, oldtype);
   }
   MPI_Datatype struct_mpi1(int count, const int* blocklengths, const MPI_Aint* displacements,
@@ -110,8 +109,8 @@ class TypeEngine {
   MPI_Count pack(const void* inbuf, MPI_Count count, MPI_Datatype type, std::byte* out) const;
   MPI_Count unpack(const std::byte* in, MPI_Count count, MPI_Datatype type, void* outbuf) const;
   // A message shorter than posted: unpacks only its `bytes` bytes (at most count elements).
-  MPI_Count unpack_bytes(const std::byte* in, MPI_Count bytes, MPI_Count count,
-                         MPI_Datatype type, void* outbuf) const;
+  MPI_Count unpack_bytes(const std::byte* in, MPI_Count bytes, MPI_Count count, MPI_Datatype type,
+                         void* outbuf) const;
   // unpack_bytes() for the common case, inline: a committed type recently looked up whose
   // `count` elements are one block. False (nothing done) otherwise: call unpack_bytes().
   bool unpack_one_block(const std::byte* in, MPI_Count bytes, MPI_Count count, MPI_Datatype type,
@@ -126,6 +125,11 @@ class TypeEngine {
                 in, static_cast<std::size_t>(bytes));
     return true;
   }
+  // XXH3-64 of the bytes pack() would write, without packing them all first: blocks are
+  // gathered into a small buffer streamed into the hash (packed_hash.cpp). `bytes` gets the
+  // packed size. The check of every replayed send with a derived type.
+  std::uint64_t hash_packed(const void* inbuf, MPI_Count count, MPI_Datatype type,
+                            MPI_Count& bytes) const;
   MPI_Count pack_external_size(MPI_Count count, MPI_Datatype type) const;
   MPI_Count pack_external(const void* inbuf, MPI_Count count, MPI_Datatype type,
                           std::byte* out) const;
@@ -152,17 +156,24 @@ class TypeEngine {
   }
   const Entry& entry(MPI_Datatype type) const { return *lookup(type).entry; }
   const TypeNode& committed_node(MPI_Datatype type, const char* what) const;
-  MPI_Datatype add(std::shared_ptr<TypeNode> node, Contents contents, std::vector<NodePtr> children);
+  MPI_Datatype add(std::shared_ptr<TypeNode> node, Contents contents,
+                   std::vector<NodePtr> children);
   MPI_Datatype add_simple(std::shared_ptr<TypeNode> node, int combiner, std::vector<int> ints,
                           std::vector<MPI_Aint> addrs, MPI_Datatype oldtype);
   MPI_Count copy_blocks(const TypeNode& n, std::byte* base, MPI_Count count, std::byte* packed,
                         MPI_Count bytes, bool to_packed) const;
+
+  struct HashBuffer;  // packed_hash.cpp: the hash state and the gathering buffer
+  struct HashBufferFree {
+    void operator()(HashBuffer* b) const noexcept;
+  };
 
   std::unordered_map<MPI_Datatype, Entry> table_;
   // Committed handles; kept after free so a part revived by contents() stays committed.
   std::unordered_set<MPI_Datatype> committed_;
   std::uint32_t next_ = 0;
   mutable std::array<CacheSlot, 8> cache_{};
+  mutable std::unique_ptr<HashBuffer, HashBufferFree> hash_;  // made on the first derived send
 };
 
 }  // namespace encore::replay

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -36,6 +37,10 @@ class ChunkCompressor {
 
  private:
   ZSTD_CCtx_s* ctx_ = nullptr;
+  // Room for zstd's worst case, kept uninitialised from chunk to chunk: sizing `out` to the
+  // bound instead zero-filled it for every chunk.
+  std::unique_ptr<std::byte[]> bound_buf_;
+  std::size_t bound_size_ = 0;
 };
 
 class ChunkDecompressor {

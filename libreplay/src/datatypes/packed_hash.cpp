@@ -1,0 +1,110 @@
+// The hash of a send's packed bytes without packing the whole message: capture hashed MPI_Pack's
+// bytes with XXH3-64, and XXH3's streaming form gives the same value whatever the pieces, so the
+// blocks are gathered into a buffer that stays in L1 and streamed into the hash when it fills.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "type_engine.hpp"
+// Inlined: the library call's dispatch costs as much as hashing a short block.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace encore::replay {
+
+struct TypeEngine::HashBuffer {
+  static constexpr std::size_t kBytes = 8192;
+  XXH3_state_t state;
+  alignas(64) std::byte bytes[kBytes];
+};
+
+namespace {
+
+// Copies m blocks of `len` bytes, `stride` apart from `src`, back to back into out.
+template <std::size_t Len>
+std::size_t gather_fixed(std::byte* out, const std::byte* src, MPI_Aint m, MPI_Aint stride) {
+  for (MPI_Aint j = 0; j < m; ++j, src += stride, out += Len) std::memcpy(out, src, Len);
+  return static_cast<std::size_t>(m) * Len;
+}
+
+std::size_t gather_strided(std::byte* out, const std::byte* src, MPI_Aint len, MPI_Aint m,
+                           MPI_Aint stride) {
+  switch (len) {
+    case 4:
+      return gather_fixed<4>(out, src, m, stride);
+    case 8:
+      return gather_fixed<8>(out, src, m, stride);
+    case 16:
+      return gather_fixed<16>(out, src, m, stride);
+    default:
+      for (MPI_Aint j = 0; j < m; ++j)
+        std::memcpy(out + j * len, src + j * stride, static_cast<std::size_t>(len));
+      return static_cast<std::size_t>(m * len);
+  }
+}
+
+}  // namespace
+
+void TypeEngine::HashBufferFree::operator()(HashBuffer* b) const noexcept { delete b; }
+
+std::uint64_t TypeEngine::hash_packed(const void* inbuf, MPI_Count count, MPI_Datatype type,
+                                      MPI_Count& bytes) const {
+  const TypeNode& node_ref = node(type);
+  const MPI_Aint size = node_ref.bounds.size;
+  const auto* base = static_cast<const std::byte*>(inbuf);
+  const auto addr = [base](MPI_Aint off) {  // MPI_BOTTOM and negative displacements allowed
+    return reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(base) +
+                                              static_cast<std::uintptr_t>(off));
+  };
+  if (count <= 0 || size == 0) {
+    bytes = 0;
+    return XXH3_64bits(nullptr, 0);
+  }
+  if (count == 1 ? node_ref.single_block() : node_ref.contiguous()) {  // the bytes as they lie
+    bytes = count * size;
+    return XXH3_64bits(addr(node_ref.bounds.true_lb), static_cast<std::size_t>(bytes));
+  }
+  const TypeNode& n = committed_node(type, "MPI_Pack");  // pack()'s check and message
+  if (!hash_) hash_.reset(new HashBuffer);
+  XXH3_state_t* state = &hash_->state;
+  std::byte* const buf = hash_->bytes;
+  XXH3_64bits_reset(state);
+  // A local fill count: kept in a register, where a member would be reloaded after every copy
+  // (the copied bytes may alias it).
+  std::size_t fill = 0;
+  auto gather = [state, buf, &fill, &addr](MPI_Aint off, MPI_Aint len) {
+    const auto k = static_cast<std::size_t>(len);
+    if (fill + k > HashBuffer::kBytes) [[unlikely]] {
+      XXH3_64bits_update(state, buf, fill);
+      fill = 0;
+      if (k > HashBuffer::kBytes) {  // a long block goes in as it lies
+        XXH3_64bits_update(state, addr(off), k);
+        return;
+      }
+    }
+    std::memcpy(buf + fill, addr(off), k);
+    fill += k;
+  };
+  const MPI_Aint extent = n.bounds.extent();
+  const Piece& first = n.program.front();
+  if (count == 1 && n.program.size() == 1 && !first.body &&
+      static_cast<std::size_t>(first.len) <= HashBuffer::kBytes) {
+    // A column: a buffer's worth of blocks at a time, in a loop of its own (one load and
+    // store per block of the usual sizes).
+    const MPI_Aint per = static_cast<MPI_Aint>(HashBuffer::kBytes) / first.len;
+    for (MPI_Aint k = 0; k < first.count;) {
+      const MPI_Aint m = std::min(per, first.count - k);
+      const std::size_t filled =
+          gather_strided(buf, addr(first.disp + k * first.stride), first.len, m, first.stride);
+      XXH3_64bits_update(state, buf, filled);
+      k += m;
+    }
+  } else {
+    for (MPI_Count i = 0; i < count; ++i) for_each_block(n.program, i * extent, size, gather);
+  }
+  XXH3_64bits_update(state, buf, fill);
+  bytes = count * size;
+  return XXH3_64bits_digest(state);
+}
+
+}  // namespace encore::replay
