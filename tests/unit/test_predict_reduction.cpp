@@ -1,6 +1,7 @@
 // Reductions in the loggps model: gamma (ns per byte combined) on hand-computed algorithm
 // times, MPICH's Rabenseifner allreduce above 2048 B, and gamma fitted from a recorded Reduce
 // once a Bcast gave G.
+#include "predict_capture.hpp"
 #include "predict_events.hpp"
 #include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
@@ -101,40 +102,6 @@ TEST(PredictReduction, NonblockingCollectiveCompletesAtItsWait) {
 }
 
 class PredictFitReduction : public TempDirTest {};
-
-void write_rank(const TraceDir& d, std::uint32_t rank,
-                std::vector<std::pair<Event, std::uint64_t>> calls) {  // (event, start)
-  RankTraceWriter w(d.events_path(rank), d.payload_path(rank), rank);
-  for (auto& [ev, start] : calls) {
-    const std::uint64_t dur = ev.end_ns - ev.start_ns;
-    ev.start_ns = start;
-    ev.end_ns = start + dur;
-    w.write(ev);
-  }
-  w.close();
-}
-
-Event timed(Event e, std::uint64_t dur) {
-  e.start_ns = 0;
-  e.end_ns = dur;
-  return e;
-}
-
-Manifest save_capture(const TraceDir& d) {
-  Manifest m;
-  m.kind = TraceKind::capture;
-  m.nprocs = 2;
-  m.function_table.hash = std::string(kFunctionTableHash);
-  for (const auto& fi : function_table()) m.function_table.functions.push_back(fi.name);
-  for (std::uint32_t r = 0; r < 2; ++r) {
-    RankInfo info;
-    info.rank = r;
-    info.status = RankStatus::complete;
-    m.ranks.push_back(info);
-  }
-  save_manifest(m, d.manifest_path());
-  return m;
-}
 
 TEST_F(PredictFitReduction, AReduceGivesGammaOnceABcastGaveG) {
   // o 100, L 1000 from an 8 B pair. A Bcast of 300001 B ends rank 1 at 1200 + 300000 G =

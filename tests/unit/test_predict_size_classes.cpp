@@ -1,5 +1,6 @@
 // LogGPS with a piecewise G: the parameters' size classes (transfer time, JSON), the engine
 // using them, and the fit finding a rendezvous class's G from a hand-made capture.
+#include "predict_capture.hpp"
 #include "predict_events.hpp"
 #include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
@@ -68,28 +69,11 @@ TEST(PredictSizeClasses, EngineTimesARendezvousWithItsClass) {
 
 class PredictFitClasses : public TempDirTest {};
 
-void write_rank(const TraceDir& d, std::uint32_t rank,
-                std::vector<std::pair<Event, std::uint64_t>> calls) {  // (event, start)
-  RankTraceWriter w(d.events_path(rank), d.payload_path(rank), rank);
-  for (auto& [ev, start] : calls) {
-    const std::uint64_t dur = ev.end_ns - ev.start_ns;
-    ev.start_ns = start;
-    ev.end_ns = start + dur;
-    w.write(ev);
-  }
-  w.close();
-}
-
 TEST_F(PredictFitClasses, RendezvousPairsGiveTheirClassItsOwnG) {
   // Rank 0: sends of 8 and 512 B lasting 100 ns (o 100, G 0), then 100001 B. Rank 1 waits
   // for the 8 B one, which ends 1200 after the send began (2o + L: L 1000), and for the big
   // one, which ends 3o + 3L + 100000 * 0.25 = 28300 after it began: G 0.25 from 65537 B.
   const TraceDir d(dir_);
-  const auto timed = [](Event e, std::uint64_t dur) {
-    e.start_ns = 0;
-    e.end_ns = dur;
-    return e;
-  };
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
@@ -101,19 +85,7 @@ TEST_F(PredictFitClasses, RendezvousPairsGiveTheirClassItsOwnG) {
               {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
               {timed(recv(fn::Recv, 0, 2, 0, 100001), 29000), 1'030'000},
               {timed(call(fn::Finalize), 100), 1'070'000}});
-  Manifest m;
-  m.kind = TraceKind::capture;
-  m.nprocs = 2;
-  m.function_table.hash = std::string(kFunctionTableHash);
-  for (const auto& fi : function_table()) m.function_table.functions.push_back(fi.name);
-  for (std::uint32_t r = 0; r < 2; ++r) {
-    RankInfo info;
-    info.rank = r;
-    info.status = RankStatus::complete;
-    m.ranks.push_back(info);
-  }
-  save_manifest(m, d.manifest_path());
-  const predict::FitReport f = predict::fit_params(d, m);
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_DOUBLE_EQ(f.params.o, 100);
   EXPECT_DOUBLE_EQ(f.params.G, 0);
   EXPECT_DOUBLE_EQ(f.params.L, 1000);
