@@ -117,7 +117,7 @@ class Call {
     ts_->poll_at = ts_->events();
     finish_light();
     active_ = false;
-    ts_->lean_open(id_, a, b, ts_->poll_flags, r, n);
+    ts_->lean_open(r, n);
     return true;
   }
   ENCORE_HOT void finish_poll(bool failed, std::uint64_t a, std::uint64_t b,
@@ -139,7 +139,7 @@ class Call {
       ts_->poll_requests.assign(r, r + n);
     else
       ts_->poll_requests.clear();
-    ts_->lean_open(id_, a, b, ts_->poll_flags, r, n);
+    ts_->lean_open(r, n);
   }
   // A poll whose PMPI call the lean path made (LeanPoll) but could not append (it found
   // something or failed): recorded in full with the times taken there.

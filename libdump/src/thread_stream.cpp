@@ -77,8 +77,7 @@ MPI_Status* ThreadStream::scratch_statuses(std::int64_t n) {
   return reinterpret_cast<MPI_Status*>(status_scratch.data());
 }
 
-void ThreadStream::lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b,
-                             std::uint64_t flags, const MPI_Request* r, std::int64_t n) noexcept {
+void ThreadStream::lean_open(const MPI_Request* r, std::int64_t n) noexcept {
   // A run's records need no previous tail (prev_flags) and its template in this segment.
   if (!lean_allowed || prev_flags != 0 || n > kLeanRequests || !ev_) return;
   const std::uint64_t room =
@@ -86,10 +85,7 @@ void ThreadStream::lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b,
                 (ev_->body_capacity() - ev_used_) / kLeanBodyBytes, kRunMaxPolls});
   if (room == 0) return;
   lean.at = events_;
-  lean.fn = fn;
-  lean.a = a;
-  lean.b = b;
-  lean.flags = flags | RawTimes::kLean;
+  lean.flags = poll_flags | RawTimes::kLean;
   lean.word = Segment::run_word(events_);
   lean.n = 0;
   lean.room = room;

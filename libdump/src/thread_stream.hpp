@@ -19,6 +19,8 @@
 #include "segment.hpp"
 #include "segment_pool.hpp"
 
+#include "encore/event_format.hpp"
+
 namespace encore::dump {
 
 class ThreadStream {
@@ -93,7 +95,6 @@ class ThreadStream {
   static constexpr std::int64_t kLeanRequests = 8;  // longer request arrays take the Call path
   struct LeanRun {
     std::uint64_t at = ~std::uint64_t{0};  // events() while the run may go on, else ~0
-    std::uint64_t fn = 0, a = 0, b = 0;    // the poll's function and arguments (PollKey)
     std::uint64_t flags = 0;               // of every record: kLean | the repeat's flags
     std::uint64_t word = 0;                // Segment::run_word of the run's start
     std::uint64_t n = 0;                   // polls appended, not yet counted in events()
@@ -101,6 +102,7 @@ class ThreadStream {
     std::atomic<std::uint64_t>* run = nullptr;
     std::byte* times = nullptr;  // the run's first record
     std::byte* body = nullptr;   // its first repeat head
+    // poll_requests, copied inline: the poll's check reads no heap vector.
     std::int64_t nreq = 0;
     MPI_Request req[kLeanRequests] = {};
     unsigned calls = 63;  // lean polls since the last sampled one (the first is sampled)
@@ -111,7 +113,8 @@ class ThreadStream {
   // Whether this poll continues the thread's open run (the Call-free path may take it).
   __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
                                                      std::uint64_t b) const noexcept {
-    return lean.at == events_ && lean.fn == fn && lean.a == a && lean.b == b && !in_tool;
+    return lean.at == events_ && poll_key.fn == fn && poll_key.a == a && poll_key.b == b &&
+           !in_tool;
   }
   __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
                                                      std::uint64_t b, const MPI_Request* r,
@@ -129,8 +132,8 @@ class ThreadStream {
     std::uint64_t flags = lean.flags;
     std::memcpy(at + 8, &t1, 8);
     std::memcpy(at + 16, &t2, 8);
-    const std::uint16_t head = 0x7ffc;  // event_format::kRepeatHead0, kRepeatHead1
-    std::memcpy(lean.body + n * kLeanBodyBytes, &head, 2);
+    lean.body[n * kLeanBodyBytes] = std::byte{event_format::kRepeatHead0};
+    lean.body[n * kLeanBodyBytes + 1] = std::byte{event_format::kRepeatHead1};
     lean.n = n + 1;
     if (n + 1 == lean.room) [[unlikely]]
       lean.at = ~std::uint64_t{0};
@@ -154,10 +157,9 @@ class ThreadStream {
     ev_used_ += lean.n * kLeanBodyBytes;
     lean.n = 0;
   }
-  // Opens a run after a failed poll committed in place (the template, or a repeat whose
-  // template is described by `flags`), if the thread may and the segment has room.
-  void lean_open(std::uint64_t fn, std::uint64_t a, std::uint64_t b, std::uint64_t flags,
-                 const MPI_Request* r, std::int64_t n) noexcept;
+  // Opens a run after a failed poll committed in place (the template, or a repeat), keyed by
+  // poll_key and poll_flags, if the thread may and the segment has room.
+  void lean_open(const MPI_Request* r, std::int64_t n) noexcept;
 
   std::uint64_t events() const noexcept { return events_; }  // after lean_fold()
   // From another thread, once this one is quiescent (finalize, exit): with an unfolded run.
