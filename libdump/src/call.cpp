@@ -50,6 +50,7 @@ void Call::commit_extras() noexcept {
     begin_extra(Extra::stall);
     put_uint(stall);
   }
+  ts_->clear_commit_work();
 }
 
 void Call::commit_moved(const RawTimes& times) noexcept {
@@ -334,7 +335,7 @@ void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, 
   if (t2_)
     emit_send_hash(hash, data.size());
   else
-    ts_->send_hashes.push_back({hash, data.size()});
+    ts_->add_send_hash(hash, data.size());
 }
 
 void Call::emit_send_hashes() {
@@ -353,6 +354,7 @@ void Call::emit_signature(TypeInfo& t) {
     put_uint(r.repeat);
   }
   t.signature_written = true;
+  t.light_copy = t.contiguous;
 }
 
 void Call::define_datatype(MPI_Datatype type) {

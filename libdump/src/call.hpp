@@ -337,8 +337,8 @@ class Call {
     if (bytes <= 0) return;
     TypeInfo& t = rec_->types.info(type);
     if (t.size <= 0) return;
-    if (static_cast<std::size_t>(bytes) <= kLightBytes && t.contiguous && t.signature_written &&
-        bytes % t.size == 0 && rec_->payload_on && !rec_->convert_payload) [[likely]] {
+    if (static_cast<std::size_t>(bytes) <= kLightBytes && t.light_copy && rec_->copy_payload &&
+        bytes % t.size == 0) [[likely]] {
       ts_->append_payload(
           {static_cast<const std::byte*>(buf) + t.true_lb, static_cast<std::size_t>(bytes)});
       put_payload_extra(0, t.id, bytes / t.size, static_cast<std::uint64_t>(bytes));
@@ -455,12 +455,13 @@ class Call {
   ENCORE_HOT void put_payload_extra(std::uint64_t slot, std::uint32_t type_id, MPI_Count count,
                                     std::uint64_t bytes) noexcept {
     extras_ = true;
-    reserve(1 + 4 * kMaxVarintBytes);
-    buf_[pos_++] = static_cast<std::byte>(event_format::Extra::payload);
-    pos_ += encode_uvarint(slot, buf_ + pos_);
-    pos_ += encode_uvarint(type_id, buf_ + pos_);
-    pos_ += encode_uvarint(static_cast<std::uint64_t>(count), buf_ + pos_);
-    pos_ += encode_uvarint(bytes, buf_ + pos_);
+    Fields w = fields(1 + 4 * kMaxVarintBytes);
+    *w.p++ = static_cast<std::byte>(event_format::Extra::payload);
+    w.u(slot);
+    w.u(type_id);
+    w.u(static_cast<std::uint64_t>(count));
+    w.u(bytes);
+    close(w);
   }
   void capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
                      std::uint64_t slot);
@@ -487,20 +488,22 @@ class Call {
   void emit_signature(TypeInfo& t);
 
   static constexpr std::size_t kHeadBytes = 2;  // uvarint head, always 2 bytes
+  // Only what is read before it is written gets an initial value: the rest is set by the
+  // constructor once the call is active (an inactive Call reads nothing but active_).
   fn::Id id_;
-  Recorder* rec_ = nullptr;
-  ThreadStream* ts_ = nullptr;
+  Recorder* rec_;
+  ThreadStream* ts_;
   bool active_ = false;
-  bool in_place_ = false;  // buf_ is the events segment itself, not the scratch buffer
+  bool in_place_;  // buf_ is the events segment itself, not the scratch buffer
   bool extras_ = false;
   bool heavy_ = false;  // the tool did more than encode: measure its time exactly
   int rc_ = MPI_SUCCESS;
   std::uint64_t t0_ = 0;  // before pre-work, when a call has any
   std::uint64_t t1_ = 0;
-  std::uint64_t t2_ = 0;
-  std::byte* buf_ = nullptr;
-  std::size_t cap_ = 0;
-  std::size_t pos_ = 0;
+  std::uint64_t t2_ = 0;  // 0 until the PMPI call returned (hash_send)
+  std::byte* buf_;
+  std::size_t cap_;
+  std::size_t pos_;
   std::mutex* locked_ = nullptr;  // the shared tables' lock, held from end() to commit()
 };
 

@@ -45,7 +45,7 @@ std::uint32_t HandleIds::create(std::int64_t handle) {
   if (auto f = fixed_.find(handle); f != fixed_.end()) return f->second;
   const std::uint32_t id = next_id_++;
   live_[handle] = id;
-  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
+  forget(handle);
   return id;
 }
 
@@ -56,8 +56,13 @@ std::uint32_t HandleIds::release(std::int64_t handle) {
     id = it->second;
     live_.erase(it);
   }
-  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
+  forget(handle);
   return id;
+}
+
+void HandleIds::forget(std::int64_t handle) noexcept {
+  if (Entry& e = cache_[slot(handle)]; e.handle == handle) e = {};
+  if (last_.handle == handle) last_ = {kNoHandle, 0};
 }
 
 }  // namespace encore::dump

@@ -18,9 +18,16 @@ class HandleIds {
   explicit HandleIds(HandleKind kind);
 
   // The id of a live handle; kUnknownId if the tool never saw it created.
+  // Programs pass the same communicator or datatype call after call: the last handle found is
+  // checked first (one compare), then the direct-mapped cache, then the maps.
   std::uint32_t lookup(std::int64_t handle) const noexcept {
+    if (handle == last_.handle) [[likely]]
+      return last_.id;
     const Entry& e = cache_[slot(handle)];
-    if (e.handle == handle && e.id) return e.id;
+    if (e.handle == handle && e.id) {
+      last_ = e;
+      return e.id;
+    }
     return lookup_slow(handle);
   }
   // Gives a newly created handle a fresh id (or its predefined / null id).
@@ -43,10 +50,16 @@ class HandleIds {
     std::uint32_t id = 0;
   };
   std::uint32_t lookup_slow(std::int64_t handle) const noexcept;
+  // Forgets `handle` in both caches: it was freed, or its value now names a new object.
+  void forget(std::int64_t handle) noexcept;
+
+  // No handle has this value: MPI's integer handles are 32-bit, and it is no user pointer.
+  static constexpr std::int64_t kNoHandle = INT64_MIN;
 
   std::unordered_map<std::int64_t, std::uint32_t> fixed_;  // null and predefined handles
   std::unordered_map<std::int64_t, std::uint32_t> live_;
   mutable Entry cache_[kCacheSlots];  // id 0: empty
+  mutable Entry last_{kNoHandle, 0};  // the last handle the cache found (never the null one)
   std::uint32_t next_id_ = event_format::kFirstDynamicId;
 };
 

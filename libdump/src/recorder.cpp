@@ -160,6 +160,7 @@ void Recorder::start(int thread_level) {
   PMPI_Comm_size(MPI_COMM_WORLD, &rec->nprocs);
   rec->payload_on = opts.records_payload_of(rec->rank);
   rec->convert_payload = opts.payload_byte_order() != host_byte_order();
+  rec->copy_payload = rec->payload_on && !rec->convert_payload;
   rec->counter_setup = setup_counters(opts.papi_events);
   rec->counters_on = rec->counter_setup.available;
   if (!opts.papi_events.empty() && !rec->counters_on && rec->rank == 0) {

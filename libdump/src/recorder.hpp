@@ -57,7 +57,8 @@ class Recorder {
   int nprocs = 1;
   bool payload_on = true;
   bool convert_payload = false;  // payloads are written in the other byte order than the host's
-  bool multiple = false;         // MPI_THREAD_MULTIPLE: calls from several threads at once
+  bool copy_payload = false;  // payload_on and not convert_payload: received bytes go as they are
+  bool multiple = false;      // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
   CounterSetup counter_setup;
   bool counters_on = false;              // PAPI events requested and countable

@@ -6,7 +6,7 @@ namespace encore::dump {
 
 ThreadStream::ThreadStream(std::uint16_t index, SegmentPool& pool) : index_(index), pool_(pool) {
   std::uint64_t stalled = 0;
-  ev_ = pool_.acquire(StreamKind::events, true, stalled);
+  set_events(pool_.acquire(StreamKind::events, true, stalled));
   ev_->reset({});
   pl_ = pool_.acquire(StreamKind::payload, true, stalled);
   pl_->reset({});
@@ -30,9 +30,10 @@ void ThreadStream::roll_events(std::size_t need) {
   next->reset(end);
   stall_ns_ += stalled;
   total_stall_ns_ += stalled;
+  if (stall_ns_) commit_work_ = true;
   {
     std::lock_guard lock(mu_);
-    ev_ = next;
+    set_events(next);
   }
   ev_used_ = 0;
   ev_times_ = 0;
@@ -46,6 +47,7 @@ void ThreadStream::roll_payload() {
   next->reset(end);
   stall_ns_ += stalled;
   total_stall_ns_ += stalled;
+  if (stall_ns_) commit_work_ = true;
   {
     std::lock_guard lock(mu_);
     pl_ = next;
@@ -102,7 +104,15 @@ void ThreadStream::seal_all() {
   if (pl_) sealed_payload_.push_back(pl_);
   if (ev_) sealed_events_.push_back(ev_);
   pl_ = nullptr;
-  ev_ = nullptr;
+  set_events(nullptr);
+}
+
+void ThreadStream::set_events(Segment* s) noexcept {
+  ev_ = s;
+  body_ = s ? s->body_data() : nullptr;
+  times_ = s ? s->times_data() : nullptr;
+  body_cap_ = s ? s->body_capacity() : 0;
+  times_cap_ = s ? s->times_capacity() : 0;
 }
 
 ThreadStream::Pending ThreadStream::pending() {

@@ -45,15 +45,12 @@ class ThreadStream {
   // Encoding in place: a call writes its body straight into the current events segment, past
   // the published mark (the writer never reads there), and its raw times likewise into the
   // times region, and commits them without a copy.
-  std::byte* body_cursor() noexcept { return ev_ ? ev_->body_data() + ev_used_ : nullptr; }
-  std::size_t body_room() const noexcept { return ev_ ? ev_->body_capacity() - ev_used_ : 0; }
-  bool times_fit() const noexcept {
-    return ev_ && ev_times_ + sizeof(RawTimes) <= ev_->times_capacity();
-  }
+  // The segment's regions are cached here (set_events) so the per-call checks read no Segment.
+  std::byte* body_cursor() noexcept { return body_ ? body_ + ev_used_ : nullptr; }
+  std::size_t body_room() const noexcept { return body_cap_ - ev_used_; }
+  bool times_fit() const noexcept { return ev_times_ + sizeof(RawTimes) <= times_cap_; }
   // Where the next event's times go (when times_fit()).
-  RawTimes* times_cursor() noexcept {
-    return reinterpret_cast<RawTimes*>(ev_->times_data() + ev_times_);
-  }
+  RawTimes* times_cursor() noexcept { return reinterpret_cast<RawTimes*>(times_ + ev_times_); }
   // Commits the body already at body_cursor() (`body` bytes) and the times at times_cursor().
   void commit_in_place(std::size_t body) noexcept {
     ev_times_ += sizeof(RawTimes);
@@ -168,11 +165,22 @@ class ThreadStream {
   std::uint64_t payload_bytes() const noexcept { return payload_; }
   // Whether the call being committed has more to add than its arguments: send hashes taken
   // out of line, a stall.
-  bool commit_work() const noexcept { return !send_hashes.empty() || stall_ns_ != 0; }
+  bool commit_work() const noexcept { return commit_work_; }
   std::uint64_t take_stall_ns() noexcept {
     auto s = stall_ns_;
     stall_ns_ = 0;
     return s;
+  }
+  // A send hash taken out of line, for the call being recorded (commit() emits it).
+  void add_send_hash(std::uint64_t hash, std::uint64_t bytes) {
+    send_hashes.push_back({hash, bytes});
+    commit_work_ = true;
+  }
+  // commit_extras() took the send hashes and the stall.
+  void clear_commit_work() noexcept {
+    send_hashes.clear();
+    stall_ns_ = 0;
+    commit_work_ = false;
   }
   std::uint64_t total_stall_ns() const noexcept { return total_stall_ns_; }
 
@@ -225,6 +233,7 @@ class ThreadStream {
   void roll_events(std::size_t need);
   void roll_payload();
   void seal(Segment* s, bool events);
+  void set_events(Segment* s) noexcept;
 
   std::uint16_t index_;
   SegmentPool& pool_;
@@ -237,6 +246,12 @@ class ThreadStream {
   std::uint64_t payload_ = 0;
   std::uint64_t stall_ns_ = 0;
   std::uint64_t total_stall_ns_ = 0;
+  bool commit_work_ = false;  // send_hashes or stall_ns_ to add at the next commit
+  // ev_'s regions (null and 0 without a segment): what the per-call checks read.
+  std::byte* body_ = nullptr;
+  std::byte* times_ = nullptr;
+  std::size_t body_cap_ = 0;
+  std::size_t times_cap_ = 0;
 
   std::mutex mu_;  // guards the sealed queues and the current pointers seen by the writer
   std::deque<Segment*> sealed_events_;

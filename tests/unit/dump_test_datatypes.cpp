@@ -109,4 +109,38 @@ TEST(DatatypeLayout, VectorIsNotContiguousButPacksInOrder) {
   MPI_Type_free(&column);
 }
 
+TEST(DatatypeLayout, FreedTypeWhoseHandleIsReusedGetsItsOwnLayout) {
+  // info() answers the last type asked for first: a freed type's handle value, reused by a
+  // new type of another layout, must not get the old layout.
+  encore::dump::Datatypes types;
+  MPI_Datatype wide;
+  MPI_Type_contiguous(4, MPI_DOUBLE, &wide);
+  MPI_Type_commit(&wide);
+  const auto wide_id = types.create(wide);
+  EXPECT_EQ(types.info(wide).size, 32);
+  EXPECT_EQ(types.info(wide).size, 32);  // from the last-found entry
+  EXPECT_EQ(types.id(wide), wide_id);
+  const MPI_Datatype freed_value = wide;
+  EXPECT_EQ(types.release(wide), wide_id);
+  MPI_Type_free(&wide);
+  // MPICH hands the freed value out again for the next type; create types until it does.
+  std::vector<MPI_Datatype> made;
+  MPI_Datatype column = MPI_DATATYPE_NULL;
+  for (int i = 0; i < 16 && column != freed_value; ++i) {
+    MPI_Type_vector(3, 1, 2, MPI_INT, &column);
+    MPI_Type_commit(&column);
+    made.push_back(column);
+  }
+  ASSERT_EQ(column, freed_value) << "MPICH did not reuse the freed handle value";
+  const auto column_id = types.create(column);
+  EXPECT_NE(column_id, wide_id);
+  EXPECT_EQ(types.id(column), column_id);
+  const auto& info = types.info(column);
+  EXPECT_EQ(info.size, 12);
+  EXPECT_FALSE(info.contiguous);
+  EXPECT_EQ(types.info(MPI_DOUBLE).size, 8);  // alternating with another type
+  EXPECT_EQ(types.info(column).size, 12);
+  for (MPI_Datatype& t : made) MPI_Type_free(&t);
+}
+
 }  // namespace

@@ -1,10 +1,10 @@
 // Stable handle ids: predefined handles get fixed ids, created objects fresh ids that are
 // never reused, even when MPI hands out the same handle value again after a free.
+#include "handle_ids.hpp"
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include "encore/event_format.hpp"
-#include "handle_ids.hpp"
 
 using encore::HandleKind;
 using encore::dump::HandleIds;
@@ -78,4 +78,39 @@ TEST(HandleIds, HandlesSharingACacheSlotKeepTheirIds) {
   EXPECT_EQ(comms.lookup(c), idc);
   // A predefined handle in a slot a created one used keeps its fixed id.
   EXPECT_EQ(comms.lookup(MPI_COMM_WORLD), HandleIds(HandleKind::comm).lookup(MPI_COMM_WORLD));
+}
+
+TEST(HandleIds, LastHandleFoundIsForgottenOnFreeAndReuse) {
+  // The handle looked up last is answered without the cache slot: freeing it, then creating
+  // an object with the same handle value, must give the new id at once.
+  HandleIds comms(HandleKind::comm);
+  const std::int64_t h = 0x84000007;
+  const auto first = comms.create(h);
+  EXPECT_EQ(comms.lookup(h), first);
+  EXPECT_EQ(comms.lookup(h), first);  // the last-found entry answers now
+  EXPECT_EQ(comms.release(h), first);
+  EXPECT_EQ(comms.lookup(h), ef::kUnknownId);
+  const auto second = comms.create(h);
+  EXPECT_NE(second, first);
+  EXPECT_EQ(comms.lookup(h), second);
+  EXPECT_EQ(comms.lookup(h), second);
+  // Created again without a release seen (the value reused by a new object): still the new id.
+  const auto third = comms.create(h);
+  EXPECT_NE(third, second);
+  EXPECT_EQ(comms.lookup(h), third);
+}
+
+TEST(HandleIds, AlternatingHandlesKeepTheirIds) {
+  HandleIds comms(HandleKind::comm);
+  const auto world = comms.lookup(MPI_COMM_WORLD);
+  const std::int64_t a = 0x84000003;
+  const auto ida = comms.create(a);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(comms.lookup(MPI_COMM_WORLD), world);
+    EXPECT_EQ(comms.lookup(a), ida);
+    EXPECT_EQ(comms.lookup(MPI_COMM_NULL), ef::kNullId);  // never cached
+  }
+  EXPECT_EQ(comms.release(a), ida);
+  EXPECT_EQ(comms.lookup(a), ef::kUnknownId);
+  EXPECT_EQ(comms.lookup(MPI_COMM_WORLD), world);
 }
