@@ -109,6 +109,10 @@ class Replayer {
   bool view_payload(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out) {
     return payload_->view_hot(current_.thread, offset, n, out) || view_payload_slow(offset, n, out);
   }
+  // Only the inline part of view_payload (RankPayloadReader::view_hot): a replayed receive.
+  bool view_payload_hot(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out) {
+    return payload_->view_hot(current_.thread, offset, n, out);
+  }
   // Room for packed or gathered bytes, kept from call to call (calls never nest).
   std::vector<std::byte>& scratch() noexcept { return scratch_; }
 
