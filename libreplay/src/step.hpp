@@ -24,7 +24,7 @@ namespace encore::replay {
 class Step {
  public:
   // Inline, cold paths out of line: every replayed call goes through both.
-  explicit Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
+  [[gnu::always_inline]] explicit Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
     if (!rep_ || rep_->blocked()) [[unlikely]]
       cannot_start();
     profile_ = rep_->profile();
@@ -33,7 +33,7 @@ class Step {
     if (!ev_ || ev_->function != id) [[unlikely]]
       wrong_event();
   }
-  ~Step() {
+  [[gnu::always_inline]] ~Step() {
     if (profile_) profile_->record(rep_->current(), rep_->current_body(), enter_);
     rep_->advance();
   }
