@@ -4,9 +4,12 @@ timings are not. The 8-byte ping-pong is recorded at two lengths and rank 0 repl
 valgrind --tool=callgrind; the difference in instructions over the difference in calls is the
 cost of one call (MPI_Send or MPI_Recv, alternately), start-up and exit cancelled out.
 
-  bench/replay_instructions.py [--build DIR] [--calls N] [--profile]
+  bench/replay_instructions.py [--build DIR] [--calls N] [--profile] [--traces DIR]
 
 --profile replays with a profile (-o), to count what writing it costs per call too.
+--traces keeps the two recordings in DIR and replays the ones already there: capture's chunk
+timing changes the per-call figure a little between recordings, so a fair comparison of two
+builds replays the same traces with both.
 """
 import argparse
 import pathlib
@@ -19,10 +22,11 @@ from benchlib import run
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def instructions(tool, prog, tmp, iters, profile):
-    trace = tmp / f"pp-{iters}"
+def instructions(tool, prog, tmp, traces, iters, profile):
+    trace = traces / f"pp-{iters}"
     args = [str(prog), str(iters), "0", "pingpong8"]
-    run([str(tool), "record", "-o", str(trace), "--quiet", "--", "mpiexec", "-n", "2", *args])
+    if not (trace / "manifest.json").exists():
+        run([str(tool), "record", "-o", str(trace), "--quiet", "--", "mpiexec", "-n", "2", *args])
     out = tmp / f"cg-{iters}.out"
     extra = ["-o", str(tmp / f"profile-{iters}")] if profile else []
     run([str(tool), "replay", "--rank", "0", "--quiet", *extra, str(trace), "--", "valgrind",
@@ -38,15 +42,18 @@ def main():
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--calls", type=int, default=20000, help="ping-pong iterations of the shorter run")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--traces", help="directory for the two recordings, reused when there")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("replay_instructions: valgrind is not installed")
     build = pathlib.Path(args.build)
     tool, prog = build / "tools/encore/encore", build / "bench/bench_capture_loops"
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-replay-ir-"))
+    traces = pathlib.Path(args.traces) if args.traces else tmp
+    traces.mkdir(parents=True, exist_ok=True)
     n1, n2 = args.calls, 2 * args.calls
-    i1 = instructions(tool, prog, tmp, n1, args.profile)
-    i2 = instructions(tool, prog, tmp, n2, args.profile)
+    i1 = instructions(tool, prog, tmp, traces, n1, args.profile)
+    i2 = instructions(tool, prog, tmp, traces, n2, args.profile)
     # Each iteration is 2 calls; the warm-up loop runs a tenth as many iterations again.
     calls = 2 * (n2 + n2 // 10 - n1 - n1 // 10)
     print(f"replayed 8-byte ping-pong{' with a profile' if args.profile else ''}: "

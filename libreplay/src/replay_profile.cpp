@@ -143,24 +143,25 @@ void ReplayProfile::flush_batch() {
     overhead += b.overhead_ns;
   }
   total_overhead_ns_ += overhead;
-  writer_->write_bodies(batch_thread_, {batch_.data(), n}, {batch_bodies_.data(), bytes});
+  writer_->write_bodies(static_cast<std::uint16_t>(batch_thread_), {batch_.data(), n},
+                        {batch_bodies_.data(), bytes});
 }
 
 bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
                            std::uint64_t enter) noexcept {
-  if (failed_ || closed_) [[unlikely]]
-    return false;
-  if (first_) [[unlikely]] {
+  if (!running_) [[unlikely]] {
+    if (failed_ || closed_) return false;
     last_leave_ = enter;  // the profile starts at the first call, as a capture does
-    first_ = false;
+    running_ = true;
   }
   // Times stay in clock ticks until a batch is written (one conversion per call there).
   const std::uint64_t start = now_ticks_ + (enter - last_leave_);
   // The usual calls without counters, in the batch's thread: a send or a query keeps its body
   // as it is, a receive drops its payload references; the rest goes the general way.
+  // (batch_thread_ is kNoThread until the general way has set it.)
   std::size_t n = 0;
   std::byte* out = batch_bodies_.data() + batch_bytes_;
-  if (body.size() >= 2 && batch_n_ > 0 && ev.thread == batch_thread_ &&
+  if (body.size() >= 2 && ev.thread == batch_thread_ &&
       batch_bodies_.size() - batch_bytes_ >= body.size() && !counters_on_ &&
       ev.signatures.empty() && ev.counters.empty() && ev.stall_ns == 0) [[likely]] {
     if (ev.payloads.empty()) {
@@ -294,12 +295,14 @@ void ReplayProfile::mark_counters() noexcept {
 
 void ReplayProfile::fail(const std::string& what) noexcept {
   failed_ = true;
+  running_ = false;
   std::fprintf(stderr, "encore replay: the replay profile stops here: %s\n", what.c_str());
 }
 
 void ReplayProfile::close(RankStatus status) noexcept {
   if (closed_) return;
   closed_ = true;
+  running_ = false;
   try {
     if (!failed_) {
       flush_batch();

@@ -82,7 +82,9 @@ class ReplayProfile {
   std::size_t batch_n_ = 0;
   std::vector<std::byte> batch_bodies_;
   std::size_t batch_bytes_ = 0;
-  std::uint16_t batch_thread_ = 0;
+  // The thread of the calls batched; none before the first call (a 16-bit thread never equals it).
+  static constexpr std::uint32_t kNoThread = 0x10000;
+  std::uint32_t batch_thread_ = kNoThread;
   bool counters_on_ = false;
   std::vector<long long> deltas_;      // PAPI counts of the segment before the current call
   std::vector<std::uint64_t> counts_;  // the same as the trace stores them
@@ -93,7 +95,7 @@ class ReplayProfile {
   static constexpr std::uint64_t kFlushNs = 1'000'000'000;
   std::uint64_t next_check_ = 0;
   std::uint64_t last_flush_ns_ = 0;  // CLOCK_MONOTONIC
-  bool first_ = true;
+  bool running_ = false;  // after the first call, until failed or closed: one test per call
   bool failed_ = false;
   bool closed_ = false;
   bool calibrated_ = false;

@@ -137,12 +137,6 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
   comm_memo_.valid = false;
 }
 
-const Event* Replayer::peek_slow() {
-  if (finished_ || !events_->next(current_)) return nullptr;
-  have_current_ = true;
-  return &current_;
-}
-
 std::string Replayer::end_problem() const { return events_->problem(); }
 
 void Replayer::read_payload(std::uint64_t offset, std::uint64_t n,

@@ -78,7 +78,13 @@ class Replayer {
 
   // The next recorded event (the one the program's current call must match), or nullptr at
   // the end of what the trace holds.
-  const Event* peek() { return have_current_ ? &current_ : peek_slow(); }
+  const Event* peek() {
+    if (have_current_) return &current_;
+    if (finished_ || !events_->next(current_)) [[unlikely]]
+      return nullptr;
+    have_current_ = true;
+    return &current_;
+  }
   void advance() noexcept {  // the current event has been replayed
     have_current_ = false;
     ++index_;
@@ -108,6 +114,10 @@ class Replayer {
   // The same without a copy when they lie in one chunk (RankPayloadReader::view).
   bool view_payload(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out) {
     return payload_->view_hot(current_.thread, offset, n, out) || view_payload_slow(offset, n, out);
+  }
+  // Only the inline part of view_payload (RankPayloadReader::view_hot): a replayed receive.
+  bool view_payload_hot(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out) {
+    return payload_->view_hot(current_.thread, offset, n, out);
   }
   // Room for packed or gathered bytes, kept from call to call (calls never nest).
   std::vector<std::byte>& scratch() noexcept { return scratch_; }
@@ -153,7 +163,6 @@ class Replayer {
     std::int64_t handle = 0;
     std::uint32_t id = 0;
   };
-  const Event* peek_slow();
   bool view_payload_slow(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out);
   std::uint32_t comm_id_slow(MPI_Comm c) const;
   std::uint32_t datatype_id_slow(MPI_Datatype t) const;

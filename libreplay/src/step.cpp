@@ -40,7 +40,8 @@ void Step::wrong_event() {
 }
 
 void Step::mismatch(int i, std::int64_t value, std::string text) {
-  mismatches_.push_back({i, value, std::move(text)});
+  if (!mismatches_) mismatches_ = std::make_unique<std::vector<Mismatch>>();
+  mismatches_->push_back({i, value, std::move(text)});
 }
 
 void Step::buf_mismatch(int i, const void* p) {
@@ -74,12 +75,11 @@ void Step::diverge(const std::string& what) {
                          rep_->options().rank, recorded_call(), what));
 }
 
-void Step::check() {
-  if (mismatches_.empty()) return;
+void Step::report_mismatches() {
   // The program's call: the recorded one with the arguments that differ put in.
   Event actual = *ev_;
   std::string arrays;
-  for (const auto& m : mismatches_) {
+  for (const auto& m : *mismatches_) {
     if (m.text.empty())
       actual.args[static_cast<std::size_t>(m.param)].scalar = m.value;
     else
@@ -168,22 +168,6 @@ void Step::out_op(int i, MPI_Op* p) {
 void Step::out_request(int i, MPI_Request* p) {
   (void)i;
   if (p) *p = rep_->new_request(rep_->index());
-}
-
-namespace {
-void write_status(const StatusRecord& s, MPI_Status* out) {
-  out->MPI_SOURCE = static_cast<int>(s.source);
-  out->MPI_TAG = static_cast<int>(s.tag);
-  out->MPI_ERROR = static_cast<int>(s.error);
-  out->count_lo = static_cast<int>(s.bytes & 0xffffffffu);
-  out->count_hi_and_cancelled =
-      static_cast<int>(((s.bytes >> 32) << 1) | ((s.bits & ef::kStatusCancelled) ? 1 : 0));
-}
-}  // namespace
-
-void Step::out_status(int i, MPI_Status* p) {
-  if (!p || p == MPI_STATUS_IGNORE || arg(i).statuses.empty()) return;
-  write_status(arg(i).statuses.front(), p);
 }
 
 void Step::out_statuses(int i, MPI_Status* p) {
@@ -279,8 +263,7 @@ CommState& Step::comm(MPI_Comm c) {
 
 // Data ------------------------------------------------------------------------------------------
 
-void Step::check_send(const void* buf, MPI_Count count, MPI_Datatype type) {
-  if (ev_->send_hashes.empty() || count <= 0 || buf == MPI_IN_PLACE) return;
+void Step::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   const SendHash& h = ev_->send_hashes.front();
   std::uint64_t mine = 0;
   MPI_Count bytes = 0;
@@ -341,7 +324,7 @@ void Step::fill_slot(std::uint64_t slot, std::span<const RecvBlock> blocks) {
   }
 }
 
-void Step::fill_message(void* buf, MPI_Count count, MPI_Datatype type) {
+void Step::fill_message_slow(void* buf, MPI_Count count, MPI_Datatype type) {
   const RecvBlock block{buf, count, type};  // no vector: this runs on every receive
   // The usual case, one piece of data for a real buffer: no search.
   if (ev_->payloads.size() == 1 && ev_->payloads[0].slot == 0 && count > 0 && buf != MPI_IN_PLACE)

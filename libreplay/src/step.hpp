@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -23,17 +24,17 @@ namespace encore::replay {
 class Step {
  public:
   // Inline, cold paths out of line: every replayed call goes through both.
-  explicit Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
+  [[gnu::always_inline]] explicit Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
     if (!rep_ || rep_->blocked()) [[unlikely]]
       cannot_start();
-    if (ReplayProfile* p = rep_->profile()) enter_ = p->enter();
+    profile_ = rep_->profile();
+    if (profile_) enter_ = profile_->enter();
     ev_ = rep_->peek();
     if (!ev_ || ev_->function != id) [[unlikely]]
       wrong_event();
   }
-  ~Step() {
-    if (ReplayProfile* p = rep_->profile())
-      p->record(rep_->current(), rep_->current_body(), enter_);
+  [[gnu::always_inline]] ~Step() {
+    if (profile_) profile_->record(rep_->current(), rep_->current_body(), enter_);
     rep_->advance();
   }
   Step(const Step&) = delete;
@@ -83,7 +84,10 @@ class Step {
   }
   void in_datatypes(int i, const MPI_Datatype* p);
   // Ends the input checks: reports a divergence and stops if any input differed.
-  void check();
+  void check() {
+    if (mismatches_) [[unlikely]]
+      report_mismatches();
+  }
 
   // Outputs -------------------------------------------------------------------------------
   bool ok() const noexcept { return ev_->rc == 0; }
@@ -113,7 +117,10 @@ class Step {
       *p = static_cast<H>(v);
   }
   void out_request(int i, MPI_Request* p);
-  void out_status(int i, MPI_Status* p);
+  void out_status(int i, MPI_Status* p) {
+    if (p && p != MPI_STATUS_IGNORE && !arg(i).statuses.empty())
+      write_status(arg(i).statuses.front(), p);
+  }
   void out_statuses(int i, MPI_Status* p);
   void out_string(int i, char* p);
   void free_comm(int i, MPI_Comm* p);
@@ -157,8 +164,22 @@ class Step {
   [[noreturn]] void unsupported();
 
   // Semantics beyond the arguments ------------------------------------------------------------
-  void check_send(const void* buf, MPI_Count count, MPI_Datatype type);
-  void fill_message(void* buf, MPI_Count count, MPI_Datatype type);
+  // Inline, the rest out of line: a replayed send or receive runs these.
+  void check_send(const void* buf, MPI_Count count, MPI_Datatype type) {
+    if (!ev_->send_hashes.empty() && count > 0 && buf != MPI_IN_PLACE) hash_send(buf, count, type);
+  }
+  void fill_message(void* buf, MPI_Count count, MPI_Datatype type) {
+    // The usual receive: one piece of data, in this host's byte order and in one chunk, for
+    // one block of a recently used committed type.
+    const auto& p = ev_->payloads;
+    std::span<const std::byte> bytes;
+    if (p.size() == 1 && p[0].slot == 0 && count > 0 && buf != MPI_IN_PLACE &&
+        !rep_->payload_swapped() && rep_->view_payload_hot(p[0].offset, p[0].bytes, bytes) &&
+        rep_->types().engine().unpack_one_block(bytes.data(), static_cast<MPI_Count>(bytes.size()),
+                                                count, type, buf)) [[likely]]
+      return;
+    fill_message_slow(buf, count, type);
+  }
   void fill(const RecvBlocks& blocks);
   void track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype type, bool persistent);
   void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
@@ -189,7 +210,18 @@ class Step {
     if (!skip<Rooted>(i) && arg(i).scalar != actual) [[unlikely]]
       mismatch(i, actual, {});
   }
+  static void write_status(const StatusRecord& s, MPI_Status* out) {
+    out->MPI_SOURCE = static_cast<int>(s.source);
+    out->MPI_TAG = static_cast<int>(s.tag);
+    out->MPI_ERROR = static_cast<int>(s.error);
+    out->count_lo = static_cast<int>(s.bytes & 0xffffffffu);
+    out->count_hi_and_cancelled = static_cast<int>(
+        ((s.bytes >> 32) << 1) | ((s.bits & event_format::kStatusCancelled) ? 1 : 0));
+  }
   void buf_mismatch(int i, const void* p);
+  [[noreturn]] void report_mismatches();
+  void hash_send(const void* buf, MPI_Count count, MPI_Datatype type);
+  void fill_message_slow(void* buf, MPI_Count count, MPI_Datatype type);
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);
   [[noreturn]] void diverge(const std::string& what);
@@ -204,13 +236,15 @@ class Step {
 
   fn::Id id_;
   Replayer* rep_;
+  ReplayProfile* profile_ = nullptr;
   const Event* ev_ = nullptr;
   struct Mismatch {
     int param;
     std::int64_t value;
     std::string text;
   };
-  std::vector<Mismatch> mismatches_;
+  // Made on the first differing input only: most calls never build or free it.
+  std::unique_ptr<std::vector<Mismatch>> mismatches_;
   std::uint32_t pending_type_id_ = 0;
   std::uint64_t enter_ = 0;  // profile clock ticks when the program called
 };

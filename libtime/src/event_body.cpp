@@ -83,7 +83,35 @@ bool one_varint(const std::byte* p, std::size_t n) {
 // Where the extras start in a body whose extras are ev's payload references alone, written
 // with the shortest varints; 0 if they are not. Each field is checked where its shortest
 // encoding must be (a replayed receive runs this: no general walk).
+// The same for the usual receive, one reference: its shortest encoding is built and compared
+// with the body's end as a whole (the fields' values are the ones decoded from those bytes,
+// so the bytes match exactly when they were written shortest).
+std::size_t one_payload_ref_start(std::span<const std::byte> body, const PayloadRef& p) {
+  std::byte want[2 + 4 * kMaxVarintBytes];
+  std::size_t n = 0;
+  want[n++] = static_cast<std::byte>(Extra::payload);
+  n += encode_uvarint(p.slot, want + n);
+  n += encode_uvarint(p.datatype, want + n);
+  n += encode_uvarint(p.count, want + n);
+  n += encode_uvarint(p.bytes, want + n);
+  want[n++] = static_cast<std::byte>(Extra::end);
+  if (n > body.size() - 2) return 0;
+  const std::byte* tail = body.data() + (body.size() - n);
+  // Two overlapping 4- or 8-byte compares cover the 6 to 16 bytes of the usual reference.
+  const auto same = [&](std::size_t k) {
+    std::uint64_t a = 0, b = 0, c = 0, d = 0;
+    std::memcpy(&a, tail, k);
+    std::memcpy(&b, want, k);
+    std::memcpy(&c, tail + n - k, k);
+    std::memcpy(&d, want + n - k, k);
+    return a == b && c == d;
+  };
+  const bool match = n <= 8 ? same(4) : n <= 16 ? same(8) : std::memcmp(tail, want, n) == 0;
+  return match ? body.size() - n : 0;
+}
+
 std::size_t payload_refs_start(std::span<const std::byte> body, const Event& ev) {
+  if (ev.payloads.size() == 1) return one_payload_ref_start(body, ev.payloads.front());
   std::size_t extras = 1;
   for (const auto& p : ev.payloads)
     extras += 1 + varint_bytes(p.slot) + varint_bytes(p.datatype) + varint_bytes(p.count) +

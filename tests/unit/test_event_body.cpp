@@ -201,5 +201,45 @@ TEST_F(EventBodyTest, ReceivesDropTheirPayloadReferences) {
   EXPECT_EQ(copy_body_drop_payload_refs(encoded(expected), e, out.data()), 0u);
 }
 
+TEST_F(EventBodyTest, OneReferenceOfEveryLengthIsDropped) {
+  // One reference (the usual receive) is compared whole: 6 bytes and up, across the 8- and
+  // 16-byte compares and past them.
+  const PayloadRef refs[] = {{0, 2, 1, 8, 0},
+                             {0, 7, 300, 2400, 0},
+                             {0, 200, 1, 1 << 20, 0},
+                             {0, 7, 1u << 30, 1ull << 40, 0},
+                             {3, 300, 1u << 30, 1ull << 50, 0}};
+  for (const PayloadRef& ref : refs) {
+    Event e;
+    e.function = fn::Recv;
+    e.args.resize(e.info().params.size());
+    for (auto& a : e.args) a.present = true;
+    e.args[6].statuses.resize(1);
+    e.payloads = {ref};
+    const std::vector<std::byte> body = encoded(e);
+    SCOPED_TRACE(ref.bytes);
+    Event expected = e;
+    expected.payloads.clear();
+    std::vector<std::byte> out(body.size(), std::byte{0x42});
+    const std::size_t n = copy_body_drop_payload_refs(body, e, out.data());
+    ASSERT_GT(n, 0u);
+    out.resize(n);
+    EXPECT_EQ(out, encoded(expected));
+    // Each byte of the reference changed, and the end tag: refused.
+    const std::size_t refs_bytes = body.size() - n;
+    for (std::size_t k = 1; k <= refs_bytes; ++k) {
+      std::vector<std::byte> bad = body;
+      bad[bad.size() - k] ^= std::byte{0x01};
+      EXPECT_EQ(copy_body_drop_payload_refs(bad, e, out.data()), 0u) << "byte " << k;
+    }
+    // The byte count as a longer varint than needed: refused.
+    std::vector<std::byte> longer = body;
+    const auto last = static_cast<std::uint8_t>(longer[longer.size() - 2]);
+    longer[longer.size() - 2] = static_cast<std::byte>(last | 0x80);
+    longer.insert(longer.end() - 1, std::byte{0});
+    EXPECT_EQ(copy_body_drop_payload_refs(longer, e, out.data()), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace encore

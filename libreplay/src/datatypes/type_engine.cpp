@@ -54,7 +54,15 @@ const TypeEngine::CacheSlot& TypeEngine::lookup(MPI_Datatype type) const {
   if (s.entry && s.type == type) return s;
   const auto it = table_.find(type);
   if (it != table_.end()) {
-    s = {type, &it->second, committed_.count(type) != 0};
+    const TypeNode& n = *it->second.node;
+    s.type = type;
+    s.entry = &it->second;
+    s.committed = committed_.count(type) != 0;
+    s.single_block = n.single_block();
+    s.contiguous = n.contiguous();
+    s.size = n.bounds.size;
+    s.block_disp = n.single_block() ? n.program[0].disp : 0;
+    s.true_lb = n.bounds.true_lb;
     return s;
   }
   if (type == MPI_DATATYPE_NULL) reject("invalid datatype MPI_DATATYPE_NULL");

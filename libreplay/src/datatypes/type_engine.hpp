@@ -22,6 +22,8 @@
 #include "type_node.hpp"
 #include <mpi.h>
 
+#include "encore/event_body.hpp"
+
 namespace encore::replay {
 
 class TypeEngine {
@@ -116,13 +118,12 @@ class TypeEngine {
   bool unpack_one_block(const std::byte* in, MPI_Count bytes, MPI_Count count, MPI_Datatype type,
                         void* outbuf) const {
     const CacheSlot& s = slot(type);
-    if (!s.entry || s.type != type || !s.committed || count <= 0 || bytes <= 0) return false;
-    const TypeNode& n = *s.entry->node;
-    if (bytes > count * n.bounds.size || !(n.contiguous() || (count == 1 && n.single_block())))
+    if (!s.entry || s.type != type || !s.committed || count <= 0 || bytes <= 0 ||
+        !s.one_block(count) || bytes > count * s.size)
       return false;
-    std::memcpy(reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(outbuf) +
-                                             static_cast<std::uintptr_t>(n.program[0].disp)),
-                in, static_cast<std::size_t>(bytes));
+    copy_short(reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(outbuf) +
+                                            static_cast<std::uintptr_t>(s.block_disp)),
+               in, static_cast<std::size_t>(bytes));
     return true;
   }
   // XXH3-64 of the bytes pack() would write, without packing them all first: blocks are
@@ -143,10 +144,20 @@ class TypeEngine {
     bool predefined = false;
   };
   // Recently used handles: a receive or send looks its type up several times per call.
+  // What the per-call paths need of the node is copied in, so that they read one line.
   struct CacheSlot {
     MPI_Datatype type = MPI_DATATYPE_NULL;
     const Entry* entry = nullptr;  // table_ nodes do not move; forget() before erasing
     bool committed = false;
+    bool single_block = false;  // TypeNode::single_block()
+    bool contiguous = false;    // TypeNode::contiguous()
+    MPI_Count size = 0;         // bounds.size
+    MPI_Aint block_disp = 0;    // program[0].disp of a single block
+    MPI_Aint true_lb = 0;
+    // `count` elements are one block (TypeNode's test, as hash_packed and unpack ask it).
+    bool one_block(MPI_Count count) const noexcept {
+      return count == 1 ? single_block : contiguous;
+    }
   };
   const CacheSlot& lookup(MPI_Datatype type) const;
   void forget(MPI_Datatype type) noexcept { slot(type) = CacheSlot{}; }
@@ -156,6 +167,9 @@ class TypeEngine {
   }
   const Entry& entry(MPI_Datatype type) const { return *lookup(type).entry; }
   const TypeNode& committed_node(MPI_Datatype type, const char* what) const;
+  // hash_packed() for types that are not one recently used block.
+  std::uint64_t hash_general(const void* inbuf, MPI_Count count, MPI_Datatype type,
+                             MPI_Count& bytes) const;
   MPI_Datatype add(std::shared_ptr<TypeNode> node, Contents contents,
                    std::vector<NodePtr> children);
   MPI_Datatype add_simple(std::shared_ptr<TypeNode> node, int combiner, std::vector<int> ints,
