@@ -196,7 +196,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
   // L: eager pairs matched in order per (source, destination, tag, communicator id). Pairs
   // above S (rendezvous) give each size class its own G once L is known.
   std::vector<double> lat;
-  std::vector<std::pair<std::uint64_t, double>> large;  // (bytes, rendezvous_transfer)
+  struct LargePair {
+    std::uint64_t bytes;
+    std::int64_t send_start, recv_start, recv_end;
+  };
+  std::vector<LargePair> large;  // timed once L is known
   for (auto& [env, rq] : recvs) {
     auto it = sends.find(env);
     if (it == sends.end()) continue;
@@ -207,8 +211,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
       const SendSample& s = sq[i];
       const RecvSample& q = rq[i];
       if (p.rendezvous(s.bytes)) {
-        if (!s.buffered)
-          large.emplace_back(s.bytes, rendezvous_transfer(s.start, q.start, q.end, p));
+        if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end});
         continue;
       }
       if (q.start > s.start) continue;  // the receive came late: its end says nothing of L
@@ -238,10 +241,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
   // transfers, slow ones included (the ring example's Sendrecvs: median 5.4 ns/B over the
   // waiting receives, 8.6 over all and their mean, which the span needs).
   std::map<int, std::vector<double>> by_class;
-  for (const auto& [n, transfer] : large)
-    if (n > 1)
-      by_class[static_cast<int>(std::bit_width(n))].push_back(transfer /
-                                                              static_cast<double>(n - 1));
+  for (const LargePair& l : large)
+    if (l.bytes > 1)
+      by_class[static_cast<int>(std::bit_width(l.bytes))].push_back(
+          rendezvous_transfer(l.send_start, l.recv_start, l.recv_end, p) /
+          static_cast<double>(l.bytes - 1));
   for (const auto& [cls, g] : by_class) f.large_pairs += g.size();
   std::set<int> from_pairs;  // classes measured by pairs (the collectives' keep their median)
   for (const auto& [cls, g] : by_class) from_pairs.insert(cls);
