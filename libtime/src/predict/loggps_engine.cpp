@@ -255,7 +255,9 @@ class Engine {
     s.nic_free = inject + gap_;
     const bool sync = waits_for_receive(cls, bytes);
     if (!sync) {
-      complete(rank, req, inject + o_ + x);
+      // A buffered send returns once its data is in the attached buffer; the transfer (x,
+      // which its receive waits for) goes on without it.
+      complete(rank, req, inject + o_ + (cls.buffered ? p_.copy_ns(bytes) : x));
       req = kNoSlot;
     }
     post_send(rank, *dst, c.key, tag, {rank, req, inject, x, sync});
@@ -399,7 +401,9 @@ class Engine {
         const Slot req = internal(s);
         start_send(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag), n, x, cls, req, s.start);
         s.keys.push_back(req);
-        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * L_ + x : o + x;
+        s.cost = waits_for_receive(cls, n) ? 2 * o + 2 * L_ + x
+                 : cls.buffered            ? o + p_.copy_ns(n)
+                                           : o + x;
         break;
       }
       case Op::isend: {

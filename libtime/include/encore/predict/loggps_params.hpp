@@ -47,6 +47,11 @@ struct LogGPSParams {
                ? 0
                : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G_for(bytes) + 0.5);
   }
+  // Time to copy `bytes` into a local buffer (a buffered send's attached one): the eager G,
+  // the rate of the sends that copy into a shared-memory cell and return, whatever the size.
+  std::int64_t copy_ns(std::uint64_t bytes) const {
+    return bytes == 0 ? 0 : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G + 0.5);
+  }
   // Time to combine `bytes` received into a reduction's buffer.
   std::int64_t reduce_ns(std::uint64_t bytes) const {
     return static_cast<std::int64_t>(static_cast<double>(bytes) * gamma + 0.5);
