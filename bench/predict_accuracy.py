@@ -44,6 +44,8 @@ Capture distortion (what recording does to the run, which `model` rows inherit):
             a core, caches) stretch the compute the capture keeps;
   replayed compute x  replayed compute (all ranks, `encore replay -o`) over the captured compute
             of the same recording: under 1 where the capture inflated compute.
+  inferred compute x  rank 1's compute inferred from rank 0's replay over rank 1's own replayed
+            compute: the inference's error alone, without the model's.
 Plain and recorded runs have one rank per core (mpiexec -bind-to core) unless --no-bind, so
 the scheduler moves neither between cores mid-run.
 Parts that need what this machine or build lacks say so and are skipped.
@@ -231,7 +233,7 @@ def main():
                                    "together loggps", "together logged", "slower loggps",
                                    "slower quota loggps", "model nopayload loggps",
                                    "model nopayload logged")}
-            ratio = {k: [] for k in ("compute x", "replayed compute x")}
+            ratio = {k: [] for k in ("compute x", "replayed compute x", "inferred compute x")}
             plain_s = []
             for i in range(a.runs):
                 plain = None if a.self_only else plain_span([*mpiexec, "-n", 2, *program],
@@ -269,8 +271,10 @@ def main():
                     doc = predict_doc(tool, trace, "loggps", profiles)
                     ratio["replayed compute x"].append(
                         compute_s(doc, "predicted") / compute_s(doc, "recorded"))
-                    err["one rank loggps"].append(
-                        100 * (predict(tool, trace, "loggps", profiles[:1]) - plain) / plain)
+                    one = predict_doc(tool, trace, "loggps", profiles[:1])
+                    err["one rank loggps"].append(error(one["predicted_program_s"], plain))
+                    ratio["inferred compute x"].append(one["ranks"][1]["predicted"]["compute_s"] /
+                                                       doc["ranks"][1]["predicted"]["compute_s"])
                     err["one rank r1 loggps"].append(
                         error(predict(tool, trace, "loggps", profiles[1:]), plain))
                     together = [tmp / f"{name}-{i}-t{r}" for r in (0, 1)]
