@@ -46,6 +46,8 @@ Capture distortion (what recording does to the run, which `model` rows inherit):
             of the same recording: under 1 where the capture inflated compute.
   inferred compute x  rank 1's compute inferred from rank 0's replay over rank 1's own replayed
             compute: the inference's error alone, without the model's.
+  and, for the first run, rank 0's compute segments summed per pair of calls around them,
+  captured and replayed, where they differ most: where a replay grows or shrinks compute.
 Plain and recorded runs have one rank per core (mpiexec -bind-to core) unless --no-bind, so
 the scheduler moves neither between cores mid-run.
 Parts that need what this machine or build lacks say so and are skipped.
@@ -58,6 +60,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import statistics
 import subprocess
@@ -110,6 +113,37 @@ def predict_doc(tool, trace, model, profiles=()):
 def compute_s(doc, side):
     """All ranks' compute (s), as recorded or as predicted (replayed where profiles were given)."""
     return sum(r[side]["compute_s"] for r in doc["ranks"])
+
+
+SHOW = re.compile(r"^r\d+ t\d+ #\d+ (\w+)  ([\d.]+) ms \+([\d.]+)(ns|us|ms|s)\b", re.M)
+UNIT_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def segments(tool, trace, rank):
+    """[(function before, function after, compute ns)] of one rank, from `encore show` (corrected
+    starts in ns; durations to 3 digits, so a gap after a long call is off by up to 0.5 % of it)."""
+    out, prev, end = [], None, None
+    for fn, start, dur, unit in SHOW.findall(run([tool, "show", "--rank", rank, trace]).stdout):
+        start_ns = float(start) * 1e6
+        if prev is not None:
+            out.append((prev, fn, max(0.0, start_ns - end)))
+        prev, end = fn, start_ns + float(dur) * UNIT_NS[unit]
+    return out
+
+
+def segment_growth(tool, trace, profile, rank=0, top=5):
+    """Where replay's compute differs from the capture's, summed per pair of calls around the
+    segment: the lines to read when `replayed` rows are off."""
+    sums = {}
+    for (a, b, cap), (_, _, rep) in zip(segments(tool, trace, rank),
+                                        segments(tool, profile, rank)):
+        c = sums.setdefault((a, b), [0.0, 0.0, 0])
+        c[0] += cap
+        c[1] += rep
+        c[2] += 1
+    rows = sorted(sums.items(), key=lambda kv: -abs(kv[1][1] - kv[1][0]))[:top]
+    return [f"    {a[4:]} -> {b[4:]} ({n}x): captured {c / 1e6:.3f} ms, replayed {r / 1e6:.3f} ms"
+            for (a, b), (c, r, n) in rows]
 
 
 def error(pred, real):
@@ -235,6 +269,7 @@ def main():
                                    "model nopayload logged")}
             ratio = {k: [] for k in ("compute x", "replayed compute x", "inferred compute x")}
             plain_s = []
+            growth = []
             for i in range(a.runs):
                 plain = None if a.self_only else plain_span([*mpiexec, "-n", 2, *program],
                                                             probe, tmp)
@@ -269,6 +304,8 @@ def main():
                         err[f"replayed {model}"].append(
                             100 * (predict(tool, trace, model, profiles) - plain) / plain)
                     doc = predict_doc(tool, trace, "loggps", profiles)
+                    if i == 0:
+                        growth = segment_growth(tool, trace, profiles[0])
                     ratio["replayed compute x"].append(
                         compute_s(doc, "predicted") / compute_s(doc, "recorded"))
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
@@ -303,6 +340,10 @@ def main():
             for k, v in ratio.items():
                 if v:
                     print(f"  {k:<22}       {times(v)}")
+            if growth:
+                print("  rank 0's compute, replayed against captured, most changed pairs of calls "
+                      "(first run):")
+                print("\n".join(growth))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if with_cgroup:
