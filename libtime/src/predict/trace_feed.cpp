@@ -97,9 +97,9 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
         site.captured += static_cast<double>(ga);
         site.replayed += static_cast<double>(gb);
       }
-      Sum& p = pairs[pair];
-      p.captured += static_cast<double>(ga);
-      p.replayed += static_cast<double>(gb);
+      Sum& around = pairs[pair];
+      around.captured += static_cast<double>(ga);
+      around.replayed += static_cast<double>(gb);
     }
     ++s.replayed_ranks;
   }
