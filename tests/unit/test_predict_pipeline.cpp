@@ -1,7 +1,6 @@
 // The prediction pipeline on hand-made trace directories: a capture of two ranks, a replay
-// profile of rank 0 whose compute is twice as fast, the inference of rank 1 from it (overall,
-// per call site, per pair of calls around the segment), the predicted trace written and read
-// back.
+// profile of rank 0 whose compute is twice as fast, the inference of rank 1 from it (overall
+// and per call site), the predicted trace written and read back.
 #include <fstream>
 #include <optional>
 #include <vector>
@@ -158,60 +157,6 @@ TEST_F(PredictPipeline, PerCallSiteRatios) {
   EXPECT_DOUBLE_EQ(scale.by_callsite.at(2), 1.0);
   EXPECT_EQ(s.calls[1][1].start, 500 + 5000);
   EXPECT_EQ(s.calls[1][2].start - s.calls[1][1].end, 40000);
-}
-
-// SPMD ranks: Init, Send, Recv, Finalize on both, gaps `a`, `b`, `c` before the last three.
-std::vector<Call> spmd(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::int64_t peer,
-                       std::optional<std::uint64_t> site = {}) {
-  return {{call(fn::Init), 0, 500, {}},
-          {send(fn::Send, peer, 0, 8), a, 200, site},
-          {recv(fn::Recv, peer, 0, peer, 8), b, 5000, {}},
-          {call(fn::Finalize), c, 100, {}}};
-}
-
-TEST_F(PredictPipeline, WithoutCallSitesThePairOfCallsAroundTheSegment) {
-  // Rank 0 replays its Init-Send segment 4x faster and the rest as captured; overall that is
-  // (2500 + 30000 + 1000) / 41000. Rank 1's segments take the ratio of the same pair.
-  write_rank(cap_, 0, spmd(10000, 30000, 1000, 1), 0);
-  write_rank(cap_, 1, spmd(20000, 40000, 2000, 0), 0);
-  write_rank(prof_, 0, spmd(2500, 30000, 1000, 1), 0);
-  predict::ComputeScale scale;
-  auto s = predict(true, &scale);
-  EXPECT_DOUBLE_EQ(scale.overall, 33500.0 / 41000.0);
-  EXPECT_TRUE(scale.by_callsite.empty());
-  ASSERT_EQ(scale.by_call_pair.size(), 3u);
-  EXPECT_DOUBLE_EQ(scale.by_call_pair.at(predict::call_pair_key(fn::Init, fn::Send)), 0.25);
-  EXPECT_DOUBLE_EQ(scale.by_call_pair.at(predict::call_pair_key(fn::Send, fn::Recv)), 1.0);
-  EXPECT_EQ(s.calls[1][1].start - s.calls[1][0].end, 5000);
-  EXPECT_EQ(s.calls[1][2].start - s.calls[1][1].end, 40000);
-  EXPECT_EQ(s.calls[1][3].start - s.calls[1][2].end, 2000);
-}
-
-TEST_F(PredictPipeline, CallSiteBeforePairOfCalls) {
-  // Rank 0 has two Comm_rank-Send segments (sites 1 and 2: 4x faster and as captured), so the
-  // pair's ratio is (2500 + 10000) / 20000; rank 1's site-1 segment takes its site's 0.25.
-  const auto rank = [](std::uint64_t g1, std::uint64_t g2, std::int64_t peer) {
-    std::vector<Call> c = {{call(fn::Init), 0, 500, {}},
-                           {call(fn::Comm_rank), 0, 10, {}},
-                           {send(fn::Send, peer, 0, 8), g1, 200, 1}};
-    if (g2) {
-      c.push_back({call(fn::Comm_rank), 0, 10, {}});
-      c.push_back({send(fn::Send, peer, 1, 8), g2, 200, 2});
-    }
-    c.push_back({recv(fn::Recv, peer, 0, peer, 8), 1000, 5000, {}});
-    if (!g2) c.push_back({recv(fn::Recv, peer, 1, peer, 8), 1000, 5000, {}});
-    c.push_back({call(fn::Finalize), 1000, 100, {}});
-    return c;
-  };
-  write_rank(cap_, 0, rank(10000, 10000, 1), 0);
-  write_rank(cap_, 1, rank(20000, 0, 0), 0);
-  write_rank(prof_, 0, rank(2500, 10000, 1), 0);
-  predict::ComputeScale scale;
-  auto s = predict(true, &scale);
-  EXPECT_DOUBLE_EQ(scale.by_call_pair.at(predict::call_pair_key(fn::Comm_rank, fn::Send)),
-                   12500.0 / 20000.0);
-  EXPECT_DOUBLE_EQ(scale.by_callsite.at(1), 0.25);
-  EXPECT_EQ(s.calls[1][2].start - s.calls[1][1].end, 5000);
 }
 
 TEST_F(PredictPipeline, ProfileOfAnotherRunIsRejected) {

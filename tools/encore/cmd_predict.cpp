@@ -207,8 +207,7 @@ int predict_main(const PredictOptions& o) {
   if (fit) doc["fit"] = predict::to_json(*fit);
   doc["compute_scale"] = {{"overall", scale.overall},
                           {"replayed_ranks", scale.replayed_ranks},
-                          {"call_sites", scale.by_callsite.size()},
-                          {"call_pairs", scale.by_call_pair.size()}};
+                          {"call_sites", scale.by_callsite.size()}};
   std::int64_t predicted_end = 0, recorded_end = 0;
   auto& ranks = doc["ranks"] = nlohmann::json::array();
   std::vector<std::string> problems;
@@ -262,13 +261,11 @@ int predict_main(const PredictOptions& o) {
       (rank_feeds[r]->replayed() ? measured : inferred) += fmt::format(
           "{}{}", (rank_feeds[r]->replayed() ? measured : inferred).empty() ? "" : " ", r);
     fmt::print("  compute measured by replay: ranks {}\n", measured.empty() ? "none" : measured);
-    fmt::print(
-        "  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
-        scale.replayed_ranks == 0
-            ? std::string("as captured: no replay profile given")
-            : fmt::format("x{:.4f} of the capture overall, per call site for {} sites, "
-                          "else per pair of calls around the segment for {} pairs",
-                          scale.overall, scale.by_callsite.size(), scale.by_call_pair.size()));
+    fmt::print("  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
+               scale.replayed_ranks == 0
+                   ? std::string("as captured: no replay profile given")
+                   : fmt::format("x{:.4f} of the capture overall, per call site for {} sites",
+                                 scale.overall, scale.by_callsite.size()));
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
     if (const auto ps = span.predicted_s(n), rs = span.recorded_s(n); ps && rs)

@@ -68,7 +68,6 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     double captured = 0, replayed = 0;
   };
   std::unordered_map<std::uint64_t, Sum> sites;
-  std::unordered_map<std::uint32_t, Sum> pairs;
   ComputeScale s;
   for (const ReplayProfile& p : profiles) {
     RankEventReader cap(capture.events_path(p.rank));
@@ -76,7 +75,6 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     RankEventReader rep(rep_path);
     Event a, b;
     std::int64_t prev_a = 0, prev_b = 0;
-    std::uint16_t before = 0;
     bool first = true;
     while (cap.next(a)) {
       if (!rep.next(b))
@@ -84,8 +82,6 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
                                 a.index));
       check_same_call(a, b, rep_path.string());
       const std::int64_t ga = gap_of(a, prev_a), gb = gap_of(b, prev_b);
-      const std::uint32_t pair = call_pair_key(before, a.function);
-      before = a.function;
       if (first) {  // the time before the first call is not compute of the program
         first = false;
         continue;
@@ -97,17 +93,12 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
         site.captured += static_cast<double>(ga);
         site.replayed += static_cast<double>(gb);
       }
-      Sum& around = pairs[pair];
-      around.captured += static_cast<double>(ga);
-      around.replayed += static_cast<double>(gb);
     }
     ++s.replayed_ranks;
   }
   if (s.captured_ns > 0) s.overall = s.replayed_ns / s.captured_ns;
   for (const auto& [site, sum] : sites)
     if (sum.captured > 0) s.by_callsite[site] = sum.replayed / sum.captured;
-  for (const auto& [pair, sum] : pairs)
-    if (sum.captured > 0) s.by_call_pair[pair] = sum.replayed / sum.captured;
   return s;
 }
 
@@ -157,10 +148,14 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
     } else if (scale_ == nullptr && captured_gap < kExactDouble) {
       compute_ns = captured_gap;  // what gap * 1.0 + 0.5 rounds to, without the doubles
     } else {
-      compute_ns = inferred(ev, captured_gap);
+      double ratio = scale_ ? scale_->overall : 1.0;
+      if (scale_ && ev.callsite && !scale_->by_callsite.empty()) {
+        const auto it = scale_->by_callsite.find(*ev.callsite);
+        if (it != scale_->by_callsite.end()) ratio = it->second;
+      }
+      compute_ns = static_cast<std::int64_t>(static_cast<double>(captured_gap) * ratio + 0.5);
     }
   }
-  prev_function_ = ev.function;
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
   const std::int64_t wait =
       params_ ? std::clamp<std::int64_t>(d - solo_cost(ev, ctx_, *params_), 0, d) : 0;
@@ -171,24 +166,6 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   recorded_.end_ns = static_cast<std::int64_t>(ev.end_ns) + offset_ - base_;
   ++recorded_.events;
   return true;
-}
-
-std::int64_t TraceRankFeed::inferred(const Event& ev, std::int64_t captured_gap) const {
-  // The most specific ratio the replayed ranks measured: the segment's call site, else the
-  // calls around it, else the whole run.
-  double ratio = scale_ ? scale_->overall : 1.0;
-  if (scale_) {
-    if (const auto site =
-            ev.callsite ? scale_->by_callsite.find(*ev.callsite) : scale_->by_callsite.end();
-        site != scale_->by_callsite.end()) {
-      ratio = site->second;
-    } else if (const auto pair =
-                   scale_->by_call_pair.find(call_pair_key(prev_function_, ev.function));
-               pair != scale_->by_call_pair.end()) {
-      ratio = pair->second;
-    }
-  }
-  return static_cast<std::int64_t>(static_cast<double>(captured_gap) * ratio + 0.5);
 }
 
 std::string TraceRankFeed::problem() const {

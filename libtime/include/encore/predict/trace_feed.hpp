@@ -28,17 +28,9 @@ namespace encore::predict {
 struct ComputeScale {
   double overall = 1.0;
   std::unordered_map<std::uint64_t, double> by_callsite;  // call site ending the segment
-  // The functions of the calls before and after the segment (call_pair_key), for captures
-  // without call sites: in an SPMD program, a segment between the same two calls runs the
-  // same code on every rank far more often than the run as a whole does.
-  std::unordered_map<std::uint32_t, double> by_call_pair;
   std::uint64_t replayed_ranks = 0;
   double captured_ns = 0, replayed_ns = 0;
 };
-
-inline std::uint32_t call_pair_key(std::uint16_t before, std::uint16_t function) {
-  return (static_cast<std::uint32_t>(before) << 16) | function;
-}
 
 // A replay profile of one rank of the capture.
 struct ReplayProfile {
@@ -78,9 +70,6 @@ class TraceRankFeed : public RankFeed {
   std::string problem() const;
 
  private:
-  // An unreplayed rank's compute for a segment captured as `captured_gap` before `ev`.
-  std::int64_t inferred(const Event& ev, std::int64_t captured_gap) const;
-
   RankEventReader capture_;
   std::optional<RankEventReader> replay_;
   std::uint32_t rank_;
@@ -91,7 +80,6 @@ class TraceRankFeed : public RankFeed {
   Event first_, replay_ev_;
   bool have_first_ = false, started_ = false;
   std::int64_t first_start_ = 0, base_ = 0, prev_capture_end_ = 0, prev_replay_end_ = 0;
-  std::uint16_t prev_function_ = 0;  // the call before the current segment (call_pair_key)
   RankTotals recorded_;
 };
 
