@@ -20,24 +20,49 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
                                                                               goal <= 1 %
   together  every rank replayed at once, one per core as the real run had them, so what
             co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
-  one rank  rank 0 replayed, rank 1 inferred from it;                         goal <= 3 %
+  one rank  rank 0 replayed, rank 1 inferred from it (`one rank`), and the other way round
+            (`one rank r1`);                                                  goal <= 3 %
+            The issue's goal is for SPMD examples: halo2d, ring and collectives run the same
+            code on every rank; master_worker does not (rank 0 hands out work and waits), so
+            inferring one from the other is shown but not held to the goal.
   slower    replays with the replaying process in a CPU-quota cgroup (50 % of a core, 2 ms
-            period by default), against plain runs with every rank limited the same way;
-            goal <= 5 %. The period is as short as the kernel allows at 50 %: CFS refuses a
+            period by default), against a plain run on a machine slower by the same factor
+            (2 at 50 %);                                                      goal <= 5 %.
+            The period is as short as the kernel allows at 50 %: CFS refuses a
             period or a quota under 1 ms (EINVAL), so 1 ms periods only take a 100 % quota.
-            Short periods matter because MPICH polls while it waits, burning the quota: with
-            10 ms periods a message arriving while a rank is throttled waits up to 5 ms.
+            The plain run's slower machine (--slow-real): `dilate` (default) preloads
+            bench_slow_probe, which stretches every compute segment (MPI call return to the
+            next call) to factor times its length by spinning, while MPI's own work and waits
+            run at full speed: the machine the quota'd replay measures, since a replay never
+            waits (the trace answers it). `quota` puts every rank in its own quota cgroup, as
+            the replay: unfair to the prediction, because MPICH busy-polls while it waits, so
+            the quota is spent on waiting too, and a message arriving while a rank is
+            throttled waits for the next period (up to half of it); `both` gives both rows.
+Capture distortion (what recording does to the run, which `model` rows inherit):
+  model nopayload  the models on a second recording with --payload-ranks none (no received
+            bytes copied into the log, no writer compressing them), against the same plain run;
+  compute x  recorded compute (all ranks) of the default recording over that of the
+            no-payload one: how much the payload copy's side effects (the writer thread taking
+            a core, caches) stretch the compute the capture keeps;
+  replayed compute x  replayed compute (all ranks, `encore replay -o`) over the captured compute
+            of the same recording: under 1 where the capture inflated compute.
+  inferred compute x  rank 1's compute inferred from rank 0's replay over rank 1's own replayed
+            compute: the inference's error alone, without the model's.
+  and, for the first run, rank 0's compute segments summed per pair of calls around them,
+  captured and replayed, where they differ most: where a replay grows or shrinks compute.
 Plain and recorded runs have one rank per core (mpiexec -bind-to core) unless --no-bind, so
 the scheduler moves neither between cores mid-run.
 Parts that need what this machine or build lacks say so and are skipped.
 With --self-only, only the recordings and the `self` rows (no plain runs, no replays): the
 models' own error, which a loaded machine hardly moves.
 Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
-       [--period-us 2000] [--args 'halo2d=512 200;ring=...'] [--self-only]"""
+       [--period-us 2000] [--slow-real dilate|quota|both] [--args 'halo2d=512 200;ring=...']
+       [--self-only]"""
 import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import statistics
 import subprocess
@@ -59,10 +84,11 @@ def run(cmd, check=True, **kw):
     return p
 
 
-def plain_span(cmd, probe, tmp):
+def plain_span(cmd, probe, tmp, env=None):
     """The program's span (s) in a plain run, from bench_span_probe's per-rank files."""
     out = pathlib.Path(tempfile.mkdtemp(dir=tmp))
-    run(cmd, env={**os.environ, "LD_PRELOAD": str(probe), "ENCORE_SPAN_DIR": str(out)})
+    run(cmd, env={**os.environ, **(env or {}), "LD_PRELOAD": str(probe),
+                  "ENCORE_SPAN_DIR": str(out)})
     spans = [tuple(map(int, f.read_text().split())) for f in sorted(out.glob("rank-*.txt"))]
     shutil.rmtree(out)
     if len(spans) != 2:
@@ -72,6 +98,58 @@ def plain_span(cmd, probe, tmp):
 
 def spread(values):
     return f"{statistics.median(values):+7.2f} % [{min(values):+.2f} .. {max(values):+.2f}]"
+
+
+def times(values):
+    return f"{statistics.median(values):7.3f} x [{min(values):.3f} .. {max(values):.3f}]"
+
+
+def predict_doc(tool, trace, model, profiles=()):
+    """`encore predict --json`'s whole summary."""
+    args = [tool, "predict", trace, "--json", "--model", model]
+    if profiles:
+        args += ["--replay", *profiles]
+    return json.loads(run(args).stdout)
+
+
+def compute_s(doc, side):
+    """All ranks' compute (s), as recorded or as predicted (replayed where profiles were given)."""
+    return sum(r[side]["compute_s"] for r in doc["ranks"])
+
+
+SHOW = re.compile(r"^r\d+ t\d+ #\d+ (\w+)  ([\d.]+) ms \+([\d.]+)(ns|us|ms|s)\b", re.M)
+UNIT_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def segments(tool, trace, rank):
+    """[(function before, function after, compute ns)] of one rank, from `encore show` (corrected
+    starts in ns; durations to 3 digits, so a gap after a long call is off by up to 0.5 % of it)."""
+    out, prev, end = [], None, None
+    for fn, start, dur, unit in SHOW.findall(run([tool, "show", "--rank", rank, trace]).stdout):
+        start_ns = float(start) * 1e6
+        if prev is not None:
+            out.append((prev, fn, max(0.0, start_ns - end)))
+        prev, end = fn, start_ns + float(dur) * UNIT_NS[unit]
+    return out
+
+
+def segment_growth(tool, trace, profile, rank=0, top=5):
+    """Where replay's compute differs from the capture's, summed per pair of calls around the
+    segment: the lines to read when `replayed` rows are off."""
+    sums = {}
+    for (a, b, cap), (_, _, rep) in zip(segments(tool, trace, rank),
+                                        segments(tool, profile, rank)):
+        c = sums.setdefault((a, b), [0.0, 0.0, 0])
+        c[0] += cap
+        c[1] += rep
+        c[2] += 1
+    rows = sorted(sums.items(), key=lambda kv: -abs(kv[1][1] - kv[1][0]))[:top]
+    return [f"    {a[4:]} -> {b[4:]} ({n}x): captured {c / 1e6:.3f} ms, replayed {r / 1e6:.3f} ms"
+            for (a, b), (c, r, n) in rows]
+
+
+def error(pred, real):
+    return 100 * (pred - real) / real
 
 
 def seconds(values):
@@ -158,6 +236,9 @@ def main():
     ap.add_argument("--examples", default="halo2d,ring,collectives,master_worker")
     ap.add_argument("--period-us", type=int, default=QUOTA[1],
                     help="CPU-quota cgroup period (the quota is half of it)")
+    ap.add_argument("--slow-real", choices=("dilate", "quota", "both"), default="dilate",
+                    help="the plain run's slower machine: compute stretched by bench_slow_probe "
+                    "(default), every rank in a quota cgroup, or both rows")
     ap.add_argument("--no-bind", action="store_true",
                     help="let the scheduler place the ranks (default: one per core)")
     ap.add_argument("--self-only", action="store_true",
@@ -176,8 +257,11 @@ def main():
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
     probe = build / "bench/libbench_span_probe.so"
-    if not probe.exists():
-        raise SystemExit(f"{probe}: not built (cmake --build {a.build} --target bench_span_probe)")
+    slow_probe = build / "bench/libbench_slow_probe.so"
+    for lib in (probe, slow_probe):
+        if not lib.exists():
+            raise SystemExit(f"{lib}: not built (cmake --build {a.build} --target {lib.stem[3:]})")
+    slow_factor = QUOTA[1] / QUOTA[0]
     mpiexec = [shutil.which("mpiexec"), *([] if a.no_bind else ["-bind-to", "core"])]
     with_replay = not a.self_only and replay_writes_profiles(tool)
     if not with_replay and not a.self_only:
@@ -190,9 +274,13 @@ def main():
             program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
             err = {k: [] for k in ("model loggps", "model logged", "model seed", "self loggps",
                                    "self logged", "self overhead", "replayed loggps",
-                                   "replayed logged", "one rank loggps", "together loggps",
-                                   "together logged", "slower loggps")}
+                                   "replayed logged", "one rank loggps", "one rank r1 loggps",
+                                   "together loggps", "together logged", "slower loggps",
+                                   "slower quota loggps", "model nopayload loggps",
+                                   "model nopayload logged")}
+            ratio = {k: [] for k in ("compute x", "replayed compute x", "inferred compute x")}
             plain_s = []
+            growth = []
             for i in range(a.runs):
                 plain = None if a.self_only else plain_span([*mpiexec, "-n", 2, *program],
                                                             probe, tmp)
@@ -207,6 +295,18 @@ def main():
                     if model != "seed":  # the seed gives the recording back by construction
                         err[f"self {model}"].append(100 * (pred - rec) / rec)
                 err["self overhead"].append(100 * peer_overhead_s(trace) / rec)
+                if not a.self_only:
+                    bare = tmp / f"{name}-{i}-bare"
+                    run([tool, "record", "--payload-ranks", "none", "-o", bare, "--", *mpiexec,
+                         "-n", 2, *program])
+                    for model in ("loggps", "logged"):
+                        doc = predict_doc(tool, bare, model)
+                        err[f"model nopayload {model}"].append(
+                            error(doc["predicted_program_s"], plain))
+                    ratio["compute x"].append(
+                        compute_s(predict_doc(tool, trace, "seed"), "recorded") /
+                        compute_s(doc, "recorded"))
+                    shutil.rmtree(bare, ignore_errors=True)
                 if with_replay:
                     profiles = []
                     for r in (0, 1):
@@ -215,27 +315,47 @@ def main():
                     for model in ("loggps", "logged"):
                         err[f"replayed {model}"].append(
                             100 * (predict(tool, trace, model, profiles) - plain) / plain)
-                    err["one rank loggps"].append(
-                        100 * (predict(tool, trace, "loggps", profiles[:1]) - plain) / plain)
+                    doc = predict_doc(tool, trace, "loggps", profiles)
+                    if i == 0:
+                        growth = segment_growth(tool, trace, profiles[0])
+                    ratio["replayed compute x"].append(
+                        compute_s(doc, "predicted") / compute_s(doc, "recorded"))
+                    one = predict_doc(tool, trace, "loggps", profiles[:1])
+                    err["one rank loggps"].append(error(one["predicted_program_s"], plain))
+                    ratio["inferred compute x"].append(one["ranks"][1]["predicted"]["compute_s"] /
+                                                       doc["ranks"][1]["predicted"]["compute_s"])
+                    err["one rank r1 loggps"].append(
+                        error(predict(tool, trace, "loggps", profiles[1:]), plain))
                     together = [tmp / f"{name}-{i}-t{r}" for r in (0, 1)]
                     replay_together(tool, trace, together, program)
                     for model in ("loggps", "logged"):
                         err[f"together {model}"].append(
                             100 * (predict(tool, trace, model, together) - plain) / plain)
                 if with_cgroup:
-                    slow_plain = plain_span([*mpiexec, "-n", 2, *limited(program, "rank")], probe,
-                                            tmp)
                     replay(tool, trace, 0, tmp / f"{name}-{i}-slow", program, limit=True)
-                    err["slower loggps"].append(
-                        100 * (predict(tool, trace, "loggps", [tmp / f"{name}-{i}-slow"]) -
-                               slow_plain) / slow_plain)
+                    slow_pred = predict(tool, trace, "loggps", [tmp / f"{name}-{i}-slow"])
+                    if a.slow_real != "quota":
+                        slow_plain = plain_span([*mpiexec, "-n", 2, *program], slow_probe, tmp,
+                                                {"ENCORE_SLOW_FACTOR": str(slow_factor)})
+                        err["slower loggps"].append(error(slow_pred, slow_plain))
+                    if a.slow_real != "dilate":
+                        slow_plain = plain_span([*mpiexec, "-n", 2, *limited(program, "rank")],
+                                                probe, tmp)
+                        err["slower quota loggps"].append(error(slow_pred, slow_plain))
                     cleanup_cgroups()
                 shutil.rmtree(trace, ignore_errors=True)
             print(f"{name} {' '.join(map(str, program[1:]))}: plain span "
                   f"{seconds(plain_s) if plain_s else 'not run'}")
             for k, v in err.items():
                 if v:
-                    print(f"  {k:<16} {'share' if k == 'self overhead' else 'error'} {spread(v)}")
+                    print(f"  {k:<22} {'share' if k == 'self overhead' else 'error'} {spread(v)}")
+            for k, v in ratio.items():
+                if v:
+                    print(f"  {k:<22}       {times(v)}")
+            if growth:
+                print("  rank 0's compute, replayed against captured, most changed pairs of calls "
+                      "(first run):")
+                print("\n".join(growth))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if with_cgroup:
