@@ -57,9 +57,19 @@ def emit_steps(steps, indent):
             while j < len(steps) and steps[j][1] in _SCALAR:
                 j += 1
             lines.append(f"{indent}if (b.end - p < {_MAX_VARINT * (j - i)}) return nullptr;")
-            for param, coding in steps[i:j]:
-                fn = "set_id(a[{0}], uv(p, b));" if coding == "id" else "set_value(a[{0}], uv(p, b));"
-                lines.append(indent + fn.format(param))
+            # Up to 8 at a time: all one byte (one test), else each varint on its own.
+            for k in range(i, j, 8):
+                run = steps[k:min(j, k + 8)]
+                lines.append(f"{indent}if (one_byte_run(p, {len(run)})) {{")
+                for n, (param, coding) in enumerate(run):
+                    setter = "set_id" if coding == "id" else "set_value"
+                    lines.append(f"{indent}  {setter}(a[{param}], byte_at(p + {n}));")
+                lines.append(f"{indent}  p += {len(run)};")
+                lines.append(f"{indent}}} else {{")
+                for param, coding in run:
+                    setter = "set_id" if coding == "id" else "set_value"
+                    lines.append(f"{indent}  {setter}(a[{param}], uv(p, b));")
+                lines.append(f"{indent}}}")
             i = j
             continue
         if coding == "nothing":

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "encore/event.hpp"
 #include "encore/role_coding.hpp"
@@ -68,6 +69,19 @@ template <class Slow>
   const Varint v = uvarint_slow(b, p);
   p = v.next;
   return v.value;
+}
+
+// Whether the next k (1 to 8) varints at p are one byte each, with one 8-byte load: the caller
+// made room for k of kMaxVarintBytes. Most ids, counts, tags and peers are; the generated runs
+// then take each from its byte instead of testing it.
+[[gnu::always_inline]] inline bool one_byte_run(const std::byte* p, unsigned k) {
+  if constexpr (std::endian::native != std::endian::little) {
+    return false;
+  } else {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return (w & (std::uint64_t{0x8080808080808080} >> (64 - 8 * k))) == 0;
+  }
 }
 
 [[gnu::always_inline]] inline void set_id(ArgValue& a, std::uint64_t v) {

@@ -126,10 +126,37 @@ const CommInfo* RankContext::group(std::uint64_t id) const {
   return it == groups_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// Per function id: whether observe() can learn anything from it (a modelled function with a
+// constructor or destructor argument, or a datatype constructor). Most calls of a trace are
+// none of these, and observe() is called for every event by the fit.
+const std::vector<bool>& learns_from() {
+  static const std::vector<bool> table = [] {
+    const auto fns = function_table();
+    std::vector<bool> v(fns.size(), false);
+    for (std::size_t i = 0; i < fns.size(); ++i) {
+      const FunctionInfo& f = fns[i];
+      if (!f.modelled) continue;
+      bool any = f.category == Category::datatype;
+      for (const auto& p : f.params)
+        any = any || p.role == Role::comm_out || p.role == Role::group_out ||
+              p.role == Role::comm_free || p.role == Role::group_free ||
+              p.role == Role::datatype_free;
+      v[i] = any;
+    }
+    return v;
+  }();
+  return table;
+}
+
+}  // namespace
+
 void RankContext::observe(const Event& e) {
   if (e.rc != 0) return;
+  const auto& learns = learns_from();
+  if (e.function >= learns.size() || !learns[e.function]) return;
   const FunctionInfo& f = e.info();
-  if (!f.modelled) return;
   for (std::size_t i = 0; i < f.params.size() && i < e.args.size(); ++i) {
     const ArgValue& a = e.args[i];
     switch (f.params[i].role) {

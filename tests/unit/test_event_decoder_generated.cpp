@@ -45,17 +45,21 @@ StatusRecord status_of(std::uint64_t seed) {
           seed << (seed % 50), value_of(seed + 3) % 7};
 }
 
-void fill(Role role, ArgValue& a, std::uint64_t seed, const Event& ev) {
+// `small`: ids and values that encode in one byte each ([0, 127] and [-64, 63], both ends
+// included), so that every run of them takes the generated one-byte path.
+void fill(Role role, ArgValue& a, std::uint64_t seed, const Event& ev, bool small) {
   a.present = role != Role::opaque;
   const std::size_t n = seed % 5;  // lists of 0 to 4
   switch (coding_of(role)) {
     case Coding::nothing:
       break;
     case Coding::id:
-      a.scalar = seed % 3 ? static_cast<std::int64_t>(seed % 200) : 1024 + (1LL << (seed % 40));
+      a.scalar = small      ? static_cast<std::int64_t>(seed % 128)
+                 : seed % 3 ? static_cast<std::int64_t>(seed % 200)
+                            : 1024 + (1LL << (seed % 40));
       break;
     case Coding::value:
-      a.scalar = value_of(seed);
+      a.scalar = small ? static_cast<std::int64_t>(seed % 128) - 64 : value_of(seed);
       break;
     case Coding::values:
       for (std::size_t i = 0; i < n; ++i) a.list.push_back(value_of(seed + i));
@@ -162,7 +166,8 @@ void expect_identical(const Event& a, const Event& b) {
 
 // Every function several times with different values, outcomes and extras; returns what was
 // written, with the indexes the reader gives.
-std::vector<Event> write_all(const std::filesystem::path& dir, std::size_t chunk_events) {
+std::vector<Event> write_all(const std::filesystem::path& dir, std::size_t chunk_events,
+                             bool small = false) {
   const auto table = function_table();
   std::vector<Event> written;
   RankWriterOptions opt;
@@ -181,7 +186,7 @@ std::vector<Event> write_all(const std::filesystem::path& dir, std::size_t chunk
     e.rc = k % 5 == 1 ? -static_cast<std::int64_t>(k) : 0;
     e.args.resize(table[id].params.size());
     for (std::size_t i = 0; i < table[id].params.size(); ++i)
-      fill(table[id].params[i].role, e.args[i], k + i, e);
+      fill(table[id].params[i].role, e.args[i], k + i, e, small);
     std::vector<std::byte> payload;
     if (k % 3 == 0) {
       e.payloads.push_back({k % 4, 2 + k % 30, k % 7, k % 2 ? 8u : 300u, 0});
@@ -226,14 +231,14 @@ std::vector<Event> decode_generic(const std::filesystem::path& file) {
 
 class EventDecoderGenerated : public TempDirTest {};
 
-TEST_F(EventDecoderGenerated, EveryFunctionMatchesTheGenericDecoderAndTheWriter) {
+void expect_reader_matches(const std::filesystem::path& dir, bool small) {
   // Long chunks (most events far from an end) and short ones (many near it, the fallback).
   for (const std::size_t chunk_events : {std::size_t{4096}, std::size_t{3}}) {
     SCOPED_TRACE("chunk_events " + std::to_string(chunk_events));
-    const std::vector<Event> written = write_all(dir_, chunk_events);
-    const std::vector<Event> generic = decode_generic(dir_ / "r.events");
+    const std::vector<Event> written = write_all(dir, chunk_events, small);
+    const std::vector<Event> generic = decode_generic(dir / "r.events");
     ASSERT_EQ(generic.size(), written.size());
-    RankEventReader reader(dir_ / "r.events");
+    RankEventReader reader(dir / "r.events");
     Event ev;  // reused, as readers do
     std::size_t n = 0;
     while (reader.next(ev)) {
@@ -264,6 +269,15 @@ TEST_F(EventDecoderGenerated, EveryFunctionMatchesTheGenericDecoderAndTheWriter)
     EXPECT_TRUE(reader.complete()) << reader.problem();
     EXPECT_EQ(n, written.size());
   }
+}
+
+TEST_F(EventDecoderGenerated, EveryFunctionMatchesTheGenericDecoderAndTheWriter) {
+  expect_reader_matches(dir_, false);
+}
+
+// Every run of ids and values one byte each: the runs read from their bytes after one test.
+TEST_F(EventDecoderGenerated, OneByteRunsMatchTheGenericDecoderAndTheWriter) {
+  expect_reader_matches(dir_, true);
 }
 
 // last_body() is what the replay profile copies: the exact bytes of the event just decoded,

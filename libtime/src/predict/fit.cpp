@@ -91,6 +91,10 @@ std::int64_t last_end(const CollSample& cs) {
 }  // namespace
 
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
+  return fit_params(capture, manifest, fit_events_per_rank(manifest.nprocs));
+}
+
+FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uint64_t per_rank) {
   FitReport f;
   f.params.source = "fit from " + capture.root().string();
   std::vector<double> small_sends;
@@ -98,21 +102,28 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
   std::map<Envelope, std::deque<SendSample>> sends;
   std::map<Envelope, std::deque<RecvSample>> recvs;
   std::map<std::pair<std::uint64_t, std::uint64_t>, CollSample> colls;  // (comm id, sequence)
+  // The last send's queue: a rank's sends mostly repeat their envelope (map nodes stay put).
+  std::pair<Envelope, std::deque<SendSample>*> last_sends{};
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
     std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
     const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
     Event ev;
-    for (std::uint64_t i = 0; i < kFitEventsPerRank && reader.next(ev); ++i) {
+    for (std::uint64_t i = 0; i < per_rank && reader.next(ev); ++i) {
       const CallClass& c = classify(ev.function);
       // Pairs compare two ranks' moments: uncorrected times, since what a receive waited for
       // is the sender's wall clock, the capture's work on either side included.
       const std::int64_t raw_start = static_cast<std::int64_t>(ev.raw_start_ns) + offset;
       // Peers as world ranks; the communicator's id is the same on every rank of an SPMD
       // program, which is what the pairing below assumes.
-      const std::uint64_t comm_id = static_cast<std::uint64_t>(scalar_of(ev, Role::comm));
-      const CommInfo* comm = ctx.comm(comm_id);
+      // (Looked up only for the calls measured below: most of a trace is waits and polls.)
+      const bool measured =
+          ev.rc == 0 && (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv ||
+                         c.op == Op::recv || c.op == Op::coll);
+      const std::uint64_t comm_id =
+          measured ? static_cast<std::uint64_t>(scalar_of(ev, Role::comm)) : 0;
+      const CommInfo* comm = measured ? ctx.comm(comm_id) : nullptr;
       const auto world_of = [&](std::int64_t peer) -> std::int64_t {
         if (!comm || peer < 0 || peer >= comm->size()) return -1;
         return comm->members[static_cast<std::size_t>(peer)];
@@ -124,8 +135,12 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
         auto [it, fresh] = fastest.try_emplace(std::bit_width(n), n, d);
         if (!fresh && d < it->second.second) it->second = {n, d};
         const std::int64_t dst = world_of(scalar_of(ev, Role::peer));
-        if (dst >= 0)
-          sends[{r, dst, scalar_of(ev, Role::tag), comm_id}].push_back({raw_start, n, c.buffered});
+        if (dst >= 0) {
+          const Envelope env{r, dst, scalar_of(ev, Role::tag), comm_id};
+          if (last_sends.second == nullptr || last_sends.first != env)
+            last_sends = {env, &sends[env]};
+          last_sends.second->push_back({raw_start, n, c.buffered});
+        }
       } else if (ev.rc == 0 && c.op == Op::sendrecv) {
         // Its duration holds its receive too, so it is no sample of o or G; a rendezvous-size
         // one pairs with the peer's like a send and a receive (what large shifts are made of).

@@ -145,7 +145,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
                                 replay_->file().path(), ev.index));
       check_same_call(ev, replay_ev_, replay_->file().path());
       compute_ns = gap_of(replay_ev_, prev_replay_end_);
-    } else if (scale_ == nullptr && captured_gap < kExactDouble) {
+    } else if ((scale_ == nullptr || (scale_->overall == 1.0 && scale_->by_callsite.empty())) &&
+               captured_gap < kExactDouble) {
       compute_ns = captured_gap;  // what gap * 1.0 + 0.5 rounds to, without the doubles
     } else {
       double ratio = scale_ ? scale_->overall : 1.0;

@@ -10,7 +10,8 @@
 // (collective_gamma); only when nothing else measured G do the reductions give it, gamma 0.
 // An L above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a warning.
 // g and S are not fitted (0 and the default eager threshold; --params sets them). Reads the
-// first events of each rank only, so the fit costs little whatever the trace length.
+// first events of each rank only (fit_events_per_rank), so the fit costs little whatever the
+// trace length and rank count.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,17 @@
 namespace encore::predict {
 
 inline constexpr std::uint64_t kFitEventsPerRank = 50000;
+// The fit reads at most this many events in all: with many ranks, the first
+// kFitEvents / nprocs events of each (never fewer than kFitEventsMinPerRank), so that the fit
+// costs a bounded fraction of `encore predict`, whatever the rank count.
+inline constexpr std::uint64_t kFitEvents = 1000000;
+inline constexpr std::uint64_t kFitEventsMinPerRank = 1000;
+inline constexpr std::uint64_t fit_events_per_rank(std::uint32_t nprocs) {
+  const std::uint64_t share = nprocs == 0 ? kFitEventsPerRank : kFitEvents / nprocs;
+  return share < kFitEventsMinPerRank ? kFitEventsMinPerRank
+         : share > kFitEventsPerRank  ? kFitEventsPerRank
+                                      : share;
+}
 // Above this L (ns) a fit comes from a loaded recording, not the interconnect: shared memory
 // takes about 0.13 us one way here, networks a few us.
 inline constexpr double kMaxPlausibleL = 20000;
@@ -42,6 +54,9 @@ struct FitReport {
 };
 
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest);
+// The same from the first `events_per_rank` events of each rank (tests of the sample rule).
+FitReport fit_params(const TraceDir& capture, const Manifest& manifest,
+                     std::uint64_t events_per_rank);
 nlohmann::json to_json(const FitReport& f);
 std::string describe(const FitReport& f);
 

@@ -1,0 +1,75 @@
+// The fit's sample: how many events of each rank it reads (fit_events_per_rank), that it
+// stops there, and that sends interleaving envelopes still pair with their own receives.
+#include "predict_capture.hpp"
+#include "predict_events.hpp"
+#include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/predict/fit.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore {
+namespace {
+
+using namespace encore::testing;
+using predict::fit_events_per_rank;
+
+TEST(PredictFitSample, EventsPerRankShareABoundedTotal) {
+  // Up to 20 ranks: 50000 each, as before the total; above, 1 M shared; never below 1000.
+  EXPECT_EQ(fit_events_per_rank(2), predict::kFitEventsPerRank);
+  EXPECT_EQ(fit_events_per_rank(20), 50000u);
+  EXPECT_EQ(fit_events_per_rank(64), 15625u);
+  EXPECT_EQ(fit_events_per_rank(1000), 1000u);
+  EXPECT_EQ(fit_events_per_rank(100000), predict::kFitEventsMinPerRank);
+  EXPECT_EQ(fit_events_per_rank(0), predict::kFitEventsPerRank);
+  for (std::uint32_t n : {21u, 64u, 999u})
+    EXPECT_LE(fit_events_per_rank(n) * n, predict::kFitEvents) << n;
+}
+
+class PredictFitSampleTrace : public TempDirTest {};
+
+TEST_F(PredictFitSampleTrace, ReadsOnlyTheFirstEventsOfEachRank) {
+  // Rank 0: Init, two small sends of 100 ns, then two of 900 ns. The first three events give
+  // o = 100; all five give the median of {100, 100, 900, 900}: 900.
+  const TraceDir d(dir_);
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'020'000},
+              {timed(send(fn::Send, 1, 0, 8), 900), 1'030'000},
+              {timed(send(fn::Send, 1, 0, 8), 900), 1'040'000}});
+  write_rank(d, 1, {{timed(call(fn::Init), 500), 1'000'000}});
+  const Manifest m = save_capture(d);
+  const predict::FitReport head = predict::fit_params(d, m, 3);
+  EXPECT_DOUBLE_EQ(head.params.o, 100);
+  EXPECT_EQ(head.send_samples, 2u);
+  const predict::FitReport all = predict::fit_params(d, m);
+  EXPECT_DOUBLE_EQ(all.params.o, 900);
+  EXPECT_EQ(all.send_samples, 4u);
+}
+
+TEST_F(PredictFitSampleTrace, InterleavedEnvelopesPairWithTheirOwnReceives) {
+  // Rank 0 sends tag 0, tag 1, tag 0 (100 ns each, 8 and 512 B: o 100, G 0); rank 1's waiting
+  // receives end 1500, 1000 and 2000 ns after 2o past their sends: three pairs, L 1000 (the
+  // tenth percentile of three is the lowest). A send queued under the wrong envelope would
+  // leave a tag-0 receive unpaired.
+  const TraceDir d(dir_);
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'000},
+              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'030'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 2700), 1'009'000},
+              {timed(recv(fn::Recv, 0, 1, 0, 512), 2200), 1'019'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 3200), 1'029'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_DOUBLE_EQ(f.params.o, 100);
+  EXPECT_DOUBLE_EQ(f.params.G, 0);
+  EXPECT_EQ(f.pairs, 3u);
+  EXPECT_DOUBLE_EQ(f.params.L, 1000);
+}
+
+}  // namespace
+}  // namespace encore
