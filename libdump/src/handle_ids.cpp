@@ -7,16 +7,26 @@ namespace {
 
 std::int64_t null_handle(HandleKind kind) {
   switch (kind) {
-    case HandleKind::comm: return MPI_COMM_NULL;
-    case HandleKind::group: return MPI_GROUP_NULL;
-    case HandleKind::datatype: return MPI_DATATYPE_NULL;
-    case HandleKind::op: return MPI_OP_NULL;
-    case HandleKind::info: return MPI_INFO_NULL;
-    case HandleKind::errhandler: return MPI_ERRHANDLER_NULL;
-    case HandleKind::win: return MPI_WIN_NULL;
-    case HandleKind::message: return MPI_MESSAGE_NULL;
-    case HandleKind::request: return MPI_REQUEST_NULL;
-    default: return 0;  // MPI_File and MPI_Session are pointers: null is 0
+    case HandleKind::comm:
+      return MPI_COMM_NULL;
+    case HandleKind::group:
+      return MPI_GROUP_NULL;
+    case HandleKind::datatype:
+      return MPI_DATATYPE_NULL;
+    case HandleKind::op:
+      return MPI_OP_NULL;
+    case HandleKind::info:
+      return MPI_INFO_NULL;
+    case HandleKind::errhandler:
+      return MPI_ERRHANDLER_NULL;
+    case HandleKind::win:
+      return MPI_WIN_NULL;
+    case HandleKind::message:
+      return MPI_MESSAGE_NULL;
+    case HandleKind::request:
+      return MPI_REQUEST_NULL;
+    default:
+      return 0;  // MPI_File and MPI_Session are pointers: null is 0
   }
 }
 
@@ -33,8 +43,10 @@ HandleIds::HandleIds(HandleKind kind) {
 
 std::uint32_t HandleIds::lookup_slow(std::int64_t handle) const noexcept {
   std::uint32_t id = event_format::kUnknownId;
-  if (auto it = live_.find(handle); it != live_.end()) id = it->second;
-  else if (auto f = fixed_.find(handle); f != fixed_.end()) id = f->second;
+  if (auto it = live_.find(handle); it != live_.end())
+    id = it->second;
+  else if (auto f = fixed_.find(handle); f != fixed_.end())
+    id = f->second;
   if (id != event_format::kUnknownId && id != event_format::kNullId) {
     cache_[slot(handle)] = {handle, id};
   }

@@ -1,12 +1,11 @@
 // Element-size signatures of derived datatypes (what makes a payload convertible between byte
 // orders), and that packing in signature order gives the elements MPI would send.
-#include <gtest/gtest.h>
-#include <mpi.h>
-
 #include <cstring>
 #include <vector>
 
 #include "datatypes.hpp"
+#include <gtest/gtest.h>
+#include <mpi.h>
 
 using encore::SignatureRun;
 using encore::dump::type_signature;

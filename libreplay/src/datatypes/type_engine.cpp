@@ -33,9 +33,7 @@ std::byte* at(void* base, MPI_Aint off) {
                                       static_cast<std::uintptr_t>(off));
 }
 
-std::vector<MPI_Aint> widen(const int* v, int n) {
-  return {v, v + n};
-}
+std::vector<MPI_Aint> widen(const int* v, int n) { return {v, v + n}; }
 
 }  // namespace
 
@@ -110,8 +108,7 @@ MPI_Datatype TypeEngine::add_simple(NewNode node, int combiner, std::vector<int>
 MPI_Datatype TypeEngine::contiguous(int count, MPI_Datatype oldtype) {
   check_count(count, "count", "MPI_Type_contiguous");
   const TypeNode& old = node(oldtype);
-  return add_simple(build_contiguous(count, old), MPI_COMBINER_CONTIGUOUS, {count}, {},
-                    oldtype);
+  return add_simple(build_contiguous(count, old), MPI_COMBINER_CONTIGUOUS, {count}, {}, oldtype);
 }
 
 MPI_Datatype TypeEngine::vector(int count, int blocklength, int stride, MPI_Datatype oldtype) {
@@ -140,12 +137,12 @@ MPI_Datatype TypeEngine::indexed(int count, const int* blocklengths, const int* 
   std::vector<int> ints{count};
   ints.insert(ints.end(), blocklengths, blocklengths + count);
   ints.insert(ints.end(), displacements, displacements + count);
-  return add_simple(build_indexed(count, bls.data(), ds.data(), false, old),
-                    MPI_COMBINER_INDEXED, std::move(ints), {}, oldtype);
+  return add_simple(build_indexed(count, bls.data(), ds.data(), false, old), MPI_COMBINER_INDEXED,
+                    std::move(ints), {}, oldtype);
 }
 
-MPI_Datatype TypeEngine::hindexed(int count, const int* blocklengths,
-                                  const MPI_Aint* displacements, MPI_Datatype oldtype) {
+MPI_Datatype TypeEngine::hindexed(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                  MPI_Datatype oldtype) {
   check_count(count, "count", "MPI_Type_create_hindexed");
   for (int i = 0; i < count; ++i)
     check_count(blocklengths[i], "blocklength", "MPI_Type_create_hindexed");
@@ -170,8 +167,8 @@ MPI_Datatype TypeEngine::indexed_block(int count, int blocklength, const int* di
                     MPI_COMBINER_INDEXED_BLOCK, std::move(ints), {}, oldtype);
 }
 
-MPI_Datatype TypeEngine::hindexed_block(int count, int blocklength,
-                                        const MPI_Aint* displacements, MPI_Datatype oldtype) {
+MPI_Datatype TypeEngine::hindexed_block(int count, int blocklength, const MPI_Aint* displacements,
+                                        MPI_Datatype oldtype) {
   check_count(count, "count", "MPI_Type_create_hindexed_block");
   check_count(blocklength, "blocklength", "MPI_Type_create_hindexed_block");
   const TypeNode& old = node(oldtype);
@@ -181,8 +178,7 @@ MPI_Datatype TypeEngine::hindexed_block(int count, int blocklength,
 }
 
 MPI_Datatype TypeEngine::create_struct(int count, const int* blocklengths,
-                                       const MPI_Aint* displacements,
-                                       const MPI_Datatype* types) {
+                                       const MPI_Aint* displacements, const MPI_Datatype* types) {
   check_count(count, "count", "MPI_Type_create_struct");
   std::vector<const TypeNode*> olds;
   std::vector<NodePtr> children;
@@ -195,7 +191,9 @@ MPI_Datatype TypeEngine::create_struct(int count, const int* blocklengths,
   const auto bls = widen(blocklengths, count);
   std::vector<int> ints{count};
   ints.insert(ints.end(), blocklengths, blocklengths + count);
-  Contents c{MPI_COMBINER_STRUCT, std::move(ints), {displacements, displacements + count},
+  Contents c{MPI_COMBINER_STRUCT,
+             std::move(ints),
+             {displacements, displacements + count},
              {types, types + count}};
   return add(build_struct(count, bls.data(), displacements, olds.data()), std::move(c),
              std::move(children));
@@ -212,8 +210,8 @@ MPI_Datatype TypeEngine::subarray(int ndims, const int* sizes, const int* subsiz
 }
 
 MPI_Datatype TypeEngine::darray(int size, int rank, int ndims, const int* gsizes,
-                                const int* distribs, const int* dargs, const int* psizes,
-                                int order, MPI_Datatype oldtype) {
+                                const int* distribs, const int* dargs, const int* psizes, int order,
+                                MPI_Datatype oldtype) {
   const TypeNode& old = node(oldtype);
   NewNode n = build_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, old);
   std::vector<int> ints{size, rank, ndims};
@@ -277,8 +275,10 @@ Contents TypeEngine::contents(MPI_Datatype type) {
   for (std::size_t i = 0; i < n.contents.types.size(); ++i) {
     if (!n.children[i]) continue;  // predefined
     auto [it, fresh] = table_.try_emplace(n.contents.types[i]);
-    if (fresh) it->second.node = n.children[i];  // freed by the application: revived
-    else ++it->second.refs;
+    if (fresh)
+      it->second.node = n.children[i];  // freed by the application: revived
+    else
+      ++it->second.refs;
   }
   return n.contents;
 }
@@ -320,8 +320,10 @@ MPI_Count TypeEngine::copy_blocks(const TypeNode& n, std::byte* base, MPI_Count 
   if (size == 0 || count == 0 || bytes == 0) return 0;
   if (n.contiguous() || (count == 1 && n.single_block())) {  // one memcpy
     std::byte* data = at(base, n.program[0].disp);
-    if (to_packed) std::memcpy(packed, data, static_cast<std::size_t>(bytes));
-    else std::memcpy(data, packed, static_cast<std::size_t>(bytes));
+    if (to_packed)
+      std::memcpy(packed, data, static_cast<std::size_t>(bytes));
+    else
+      std::memcpy(data, packed, static_cast<std::size_t>(bytes));
     return bytes;
   }
   // One loop per direction: the copy is then a plain move for the common block sizes.
@@ -370,8 +372,8 @@ MPI_Count TypeEngine::unpack_bytes(const std::byte* in, MPI_Count bytes, MPI_Cou
     reject("message of " + std::to_string(bytes) + " bytes is longer than " +
            std::to_string(count) + " elements of datatype " + hex(type) + " (" +
            std::to_string(count * n.bounds.size) + " bytes)");
-  return copy_blocks(n, static_cast<std::byte*>(outbuf), count, const_cast<std::byte*>(in),
-                     bytes, false);
+  return copy_blocks(n, static_cast<std::byte*>(outbuf), count, const_cast<std::byte*>(in), bytes,
+                     false);
 }
 
 MPI_Count TypeEngine::pack_external_size(MPI_Count count, MPI_Datatype type) const {
