@@ -1,6 +1,6 @@
-// Large messages: the fit's rendezvous rule (every pair of a size class above S measures its
-// G, the late receives too, since they pay the whole transfer after their post, and the class
-// takes the mean), and a large buffered send, which only copies into its buffer.
+// Large messages: the fit's rendezvous rule (a size class above S takes the median G of its
+// pairs whose receive was waiting; a receive posted late measures the recording's distortion,
+// not the network), and a large buffered send, which only copies into its buffer.
 #include "predict_capture.hpp"
 #include "predict_events.hpp"
 #include "temp_dir_test.hpp"
@@ -17,12 +17,12 @@ using namespace encore::testing;
 
 class PredictRendezvousFit : public TempDirTest {};
 
-TEST_F(PredictRendezvousFit, LateReceivesCountAndTheClassTakesTheMean) {
+TEST_F(PredictRendezvousFit, OnlyWaitingReceivesMeasureTheClass) {
   // o 100 (small sends lasting 100 ns), L 1000 (the 8 B receive waiting: 2o + L = 1200).
   // 100001 B, tag 2, the receive waiting: it ends 3o + 3L + 100000 * 0.75 = 78300 after the
   // send began. 100001 B, tag 3, the receive posted 50 us after the send: it ends
-  // 2o + 2L + 100000 * 0.25 = 27200 after its own post. G = mean(0.75, 0.25) = 0.5 (the old
-  // rule kept the waiting pair only: 0.75).
+  // 2o + 2L + 100000 * 0.25 = 27200 after its own post: not a sample. G = 0.75 (counting the
+  // late one and taking the mean would give 0.5).
   const TraceDir d(dir_);
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
@@ -40,10 +40,10 @@ TEST_F(PredictRendezvousFit, LateReceivesCountAndTheClassTakesTheMean) {
   const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_DOUBLE_EQ(f.params.o, 100);
   EXPECT_DOUBLE_EQ(f.params.L, 1000);
-  EXPECT_EQ(f.large_pairs, 2u);
+  EXPECT_EQ(f.large_pairs, 1u);
   ASSERT_EQ(f.params.G_classes.size(), 1u);
   EXPECT_EQ(f.params.G_classes[0].from, 65537u);
-  EXPECT_DOUBLE_EQ(f.params.G_classes[0].G, 0.5);
+  EXPECT_DOUBLE_EQ(f.params.G_classes[0].G, 0.75);
 }
 
 TEST(PredictBufferedSend, LargeOneCopiesAtTheEagerRateAndItsReceiveWaitsForTheTransfer) {

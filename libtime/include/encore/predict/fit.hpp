@@ -2,8 +2,8 @@
 // the duration of small sends, G from how send durations grow with size (the fastest send of
 // each size class, least squares), L from matched eager send/receive pairs where the receive
 // was already waiting (receive end - send start - 2o - (n-1)G, tenth percentile: load only adds).
-// Above S each power-of-two size class gets its own G from its rendezvous pairs, late receives
-// included (params.G_classes, the mean: a run pays the sum of its transfers), or where no pair
+// Above S each power-of-two size class gets its own G from its rendezvous pairs whose receive
+// was waiting (params.G_classes, the median: a run pays every transfer), or where no pair
 // measured a class, from the blocking collectives that do not reduce whose largest message is of
 // that class (collective_G); the smallest class measured also covers the sizes from S + 1 up to it.
 // gamma (a reduction's combining cost) is the median over the reductions above S given that G
