@@ -176,12 +176,8 @@ class ThreadStream {
     send_hashes.push_back({hash, bytes});
     commit_work_ = true;
   }
-  // commit_extras() took the send hashes and the stall.
-  void clear_commit_work() noexcept {
-    send_hashes.clear();
-    stall_ns_ = 0;
-    commit_work_ = false;
-  }
+  // commit_extras() took the send hashes and the stall (emit_send_hashes, take_stall_ns).
+  void clear_commit_work() noexcept { commit_work_ = false; }
   std::uint64_t total_stall_ns() const noexcept { return total_stall_ns_; }
 
   // Seals the current segments so the writer drains everything (finalize, abort).

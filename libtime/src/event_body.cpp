@@ -95,7 +95,7 @@ std::size_t one_payload_ref_start(std::span<const std::byte> body, const Payload
   n += encode_uvarint(p.count, want + n);
   n += encode_uvarint(p.bytes, want + n);
   want[n++] = static_cast<std::byte>(Extra::end);
-  if (n > body.size() - 2) return 0;
+  if (n + 2 > body.size()) return 0;  // the 2-byte head comes first
   const std::byte* tail = body.data() + (body.size() - n);
   // Two overlapping 4- or 8-byte compares cover the 6 to 16 bytes of the usual reference.
   const auto same = [&](std::size_t k) {

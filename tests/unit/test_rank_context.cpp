@@ -1,6 +1,7 @@
 // RankContext: datatype sizes from constructor calls, communicator members, message sizes.
 #include <string_view>
 
+#include "predefined_id.hpp"
 #include <gtest/gtest.h>
 
 #include "encore/event_format.hpp"
@@ -9,13 +10,7 @@
 namespace encore {
 namespace {
 
-std::uint64_t predefined(HandleKind kind, std::string_view name) {
-  const auto all = predefined_handles(kind);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (name == all[i].name) return event_format::kFirstPredefinedId + i;
-  ADD_FAILURE() << name << " is not predefined";
-  return 0;
-}
+using testing::predefined;
 
 // An event of `id` whose arguments are set by name.
 struct EventBuilder {

@@ -2,6 +2,7 @@
 // modelled function with a constructor or destructor argument must still take effect.
 #include <string_view>
 
+#include "predefined_id.hpp"
 #include <gtest/gtest.h>
 
 #include "encore/event_format.hpp"
@@ -12,13 +13,7 @@ namespace {
 
 constexpr std::int64_t kNew = 1100;  // a dynamic handle id
 
-std::uint64_t predefined(HandleKind kind, std::string_view name) {
-  const auto all = predefined_handles(kind);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (name == all[i].name) return event_format::kFirstPredefinedId + i;
-  ADD_FAILURE() << name << " is not predefined";
-  return 0;
-}
+using testing::predefined;
 
 // Function `id` with every argument present and zero, those of `role` set to kNew and the
 // members {0, 2}.
