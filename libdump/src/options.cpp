@@ -25,8 +25,8 @@ void read_number(const char* name, T& field, long long lo, long long hi) {
   if (!v) return;
   long long value = 0;
   if (!parse_int(v, value) || value < lo || value > hi) {
-    std::fprintf(stderr, "encore: ignoring %s=%s (expected an integer in [%lld, %lld])\n", name,
-                 v, lo, hi);
+    std::fprintf(stderr, "encore: ignoring %s=%s (expected an integer in [%lld, %lld])\n", name, v,
+                 lo, hi);
     return;
   }
   field = static_cast<T>(value);
@@ -43,8 +43,10 @@ bool read_flag(const char* name, bool fallback) {
 
 Options Options::from_environment() {
   Options o;
-  if (const char* v = env("ENCORE_TRACE_DIR")) o.trace_dir = v;
-  else o.trace_dir = "encore-trace";
+  if (const char* v = env("ENCORE_TRACE_DIR"))
+    o.trace_dir = v;
+  else
+    o.trace_dir = "encore-trace";
   if (const char* v = env("ENCORE_PAYLOAD_RANKS")) o.payload_ranks = v;
   o.callsites = read_flag("ENCORE_CALLSITES", false);
   read_number("ENCORE_CALLSITE_DEPTH", o.callsite_depth, 1, 64);
@@ -58,10 +60,21 @@ Options Options::from_environment() {
   }
   if (const char* v = env("ENCORE_PAYLOAD_ORDER")) {
     const std::string_view s(v);
-    if (s == "little") o.payload_order = PayloadOrder::little;
-    else if (s == "big") o.payload_order = PayloadOrder::big;
+    if (s == "little")
+      o.payload_order = PayloadOrder::little;
+    else if (s == "big")
+      o.payload_order = PayloadOrder::big;
     else if (s != "native")
       std::fprintf(stderr, "encore: ignoring ENCORE_PAYLOAD_ORDER=%s (native, little or big)\n", v);
+  }
+  if (const char* v = env("ENCORE_COMPRESS")) {
+    const std::string_view s(v);
+    if (s == "during")
+      o.compress = CompressWhen::during;
+    else if (s == "after")
+      o.compress = CompressWhen::after;
+    else if (s != "auto")
+      std::fprintf(stderr, "encore: ignoring ENCORE_COMPRESS=%s (auto, during or after)\n", v);
   }
   int level = -1000;
   read_number("ENCORE_ZSTD_LEVEL", level, -7, 19);
@@ -91,9 +104,9 @@ bool Options::records_payload_of(int rank) const {
     const auto dash = item.find('-');
     long long lo = 0;
     long long hi = 0;
-    const bool ok = dash == std::string_view::npos
-                        ? parse_int(item, lo) && (hi = lo, true)
-                        : parse_int(item.substr(0, dash), lo) && parse_int(item.substr(dash + 1), hi);
+    const bool ok = dash == std::string_view::npos ? parse_int(item, lo) && (hi = lo, true)
+                                                   : parse_int(item.substr(0, dash), lo) &&
+                                                         parse_int(item.substr(dash + 1), hi);
     if (ok && rank >= lo && rank <= hi) return true;
     s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
   }
@@ -102,9 +115,12 @@ bool Options::records_payload_of(int rank) const {
 
 ByteOrder Options::payload_byte_order() const {
   switch (payload_order) {
-    case PayloadOrder::little: return ByteOrder::little;
-    case PayloadOrder::big: return ByteOrder::big;
-    default: return host_byte_order();
+    case PayloadOrder::little:
+      return ByteOrder::little;
+    case PayloadOrder::big:
+      return ByteOrder::big;
+    default:
+      return host_byte_order();
   }
 }
 

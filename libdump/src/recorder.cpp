@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "clock_sync.hpp"
+#include "compress_policy.hpp"
 #include "crash_guard.hpp"
 
 #include "encore/error.hpp"
@@ -68,6 +69,7 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
                                          : o.payload_order == PayloadOrder::big  ? "big"
                                                                                  : "little")},
       {"zstd_level", o.event_level},
+      {"compress", std::string(rec.compress_after ? "after" : "during")},
       {"memory_budget_bytes", o.memory_budget},
       {"flush_interval_ms", o.flush_interval_ns / 1'000'000},
       {"send_hashes", o.send_hashes}};
@@ -174,13 +176,14 @@ void Recorder::start(int thread_level) {
   std::error_code ec;
   std::filesystem::create_directories(dir.root(), ec);
   PMPI_Barrier(MPI_COMM_WORLD);
+  rec->compress_after = compress_after_run(opts.compress, MPI_COMM_WORLD);
   int ok = 1;
   try {
     rec->writer = std::make_unique<TraceWriter>(
         dir.events_path(static_cast<std::uint32_t>(rec->rank)),
         dir.payload_path(static_cast<std::uint32_t>(rec->rank)),
         static_cast<std::uint32_t>(rec->rank), opts.payload_byte_order(), opts.event_level,
-        opts.payload_level, opts.flush_interval_ns, rec->pool, rec->clock);
+        opts.payload_level, rec->compress_after, opts.flush_interval_ns, rec->pool, rec->clock);
   } catch (const Error& e) {
     std::fprintf(stderr, "encore: rank %d cannot write its trace: %s\n", rec->rank, e.what());
     ok = 0;
@@ -281,13 +284,17 @@ void Recorder::after_finalize(const FinalizeReport& report) {
                  report.failed_ranks, options.trace_dir.c_str());
   }
   if (!options.quiet) {
-    const double ratio =
-        report.stored ? static_cast<double>(report.raw) / static_cast<double>(report.stored) : 0.0;
+    // With compression after the run the ranks' totals were gathered before it: rank 0's own
+    // files stand for them.
+    const WriterStats own = writer->stats();
+    const double raw = static_cast<double>(compress_after ? own.raw_bytes : report.raw);
+    const double stored = static_cast<double>(compress_after ? own.stored_bytes : report.stored);
     std::fprintf(stderr,
-                 "encore: %d ranks, %llu events, %.1f MiB received payload, compression %.1f:1, "
+                 "encore: %d ranks, %llu events, %.1f MiB received payload, compression %.1f:1%s, "
                  "corrected overhead %.3f ms -> %s\n",
                  nprocs, static_cast<unsigned long long>(report.events),
-                 static_cast<double>(report.payload) / (1 << 20), ratio,
+                 static_cast<double>(report.payload) / (1 << 20), stored > 0 ? raw / stored : 0.0,
+                 compress_after ? " (after the run; rank 0)" : "",
                  static_cast<double>(report.overhead_ns) / 1e6, options.trace_dir.c_str());
   }
 }

@@ -58,6 +58,7 @@ class Recorder {
   bool payload_on = true;
   bool convert_payload = false;  // payloads are written in the other byte order than the host's
   bool copy_payload = false;  // payload_on and not convert_payload: received bytes go as they are
+  bool compress_after = false;  // chunks written raw, packed at MPI_Finalize (CompressWhen)
   bool multiple = false;      // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
   CounterSetup counter_setup;

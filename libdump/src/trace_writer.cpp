@@ -1,5 +1,6 @@
 #include "trace_writer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -7,14 +8,15 @@
 #include "encore/clock.hpp"
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
+#include "encore/stream_repack.hpp"
 #include "encore/varint.hpp"
 
 namespace encore::dump {
 
 TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
                          std::uint32_t rank, ByteOrder payload_order, int event_level,
-                         int payload_level, std::uint64_t flush_interval_ns, SegmentPool& pool,
-                         const Clock& clock)
+                         int payload_level, bool compress_after, std::uint64_t flush_interval_ns,
+                         SegmentPool& pool, const Clock& clock)
     : rank_(rank),
       events_(
           events,
@@ -23,6 +25,7 @@ TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesys
                FileHeader{.kind = StreamKind::payload, .byte_order = payload_order, .rank = rank}),
       event_level_(event_level),
       payload_level_(payload_level),
+      compress_after_(compress_after),
       flush_interval_ns_(flush_interval_ns),
       pool_(pool),
       clock_(clock) {}
@@ -208,7 +211,7 @@ void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
     h.base = base;
     h.count = static_cast<std::uint32_t>(upto.events - done.events);
     h.aux = done.payload;
-    write_chunk(events_, h, raw, event_level_);
+    write_chunk(events_, h, raw, compress_after_ ? kNoCompression : event_level_);
   } else {
     h.kind = ChunkKind::payload;
     h.seq = st.payload_seq++;
@@ -217,11 +220,11 @@ void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
     // MB/s: when a chunk barely compresses, store the next ones raw (at memory speed) and
     // try again every kRawRun chunks.
     constexpr unsigned kRawRun = 8;
-    const bool try_compress = st.payload_raw_left == 0;
+    const bool try_compress = st.payload_raw_left == 0 && !compress_after_;
     const std::size_t stored = write_chunk(payload_, h, raw, try_compress ? payload_level_ : 0);
     if (!try_compress)
       --st.payload_raw_left;
-    else if (stored > raw.size() - raw.size() / 8)
+    else if (!compress_after_ && stored > raw.size() - raw.size() / 8)
       st.payload_raw_left = kRawRun;
   }
   done = upto;
@@ -231,12 +234,12 @@ std::size_t TraceWriter::write_chunk(StreamFileWriter& file, const ChunkHeader& 
                                      std::span<const std::byte> raw, int level) {
   if (!failure_.empty()) return 0;  // after a write error the data can no longer land anywhere
   try {
-    compressor_.make_chunk(h, raw, level, chunk_buf_);
-    file.append(chunk_buf_);
+    const FramedChunk f = compressor_.frame(h, raw, level);
+    file.append(f.header, f.body);
     ++stats_.chunks;
     stats_.raw_bytes += raw.size();
-    stats_.stored_bytes += chunk_buf_.size();
-    return chunk_buf_.size();
+    stats_.stored_bytes += f.size();
+    return f.size();
   } catch (const Error& e) {
     fail(e.what());
     return 0;
@@ -291,6 +294,25 @@ void TraceWriter::finish(EndStatus status) {
     payload_.close();
   } catch (const Error& e) {
     fail(e.what());
+    return;
+  }
+  if (compress_after_ && status == EndStatus::complete) compress_files();
+}
+
+void TraceWriter::compress_files() {
+  // Each stream is replaced only once its compressed copy is whole; a failure leaves it raw,
+  // which every reader takes as well.
+  const std::pair<const std::string*, int> files[] = {{&events_.path(), event_level_},
+                                                      {&payload_.path(), payload_level_}};
+  for (const auto& [path, level] : files) {
+    try {
+      const RepackStats r = repack_stream(*path, level);
+      const std::uint64_t saved =
+          r.bytes_before > r.bytes_after ? r.bytes_before - r.bytes_after : 0;
+      stats_.stored_bytes -= std::min(saved, stats_.stored_bytes);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "encore: rank %u: stream left uncompressed: %s\n", rank_, e.what());
+    }
   }
 }
 

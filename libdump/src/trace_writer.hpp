@@ -38,7 +38,8 @@ class TraceWriter {
  public:
   TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
               std::uint32_t rank, ByteOrder payload_order, int event_level, int payload_level,
-              std::uint64_t flush_interval_ns, SegmentPool& pool, const Clock& clock);
+              bool compress_after, std::uint64_t flush_interval_ns, SegmentPool& pool,
+              const Clock& clock);
   ~TraceWriter();
 
   void add_stream(ThreadStream* stream);
@@ -47,7 +48,8 @@ class TraceWriter {
   void notify();
   // Drains everything on the calling thread (the writer thread keeps out meanwhile).
   void flush_now();
-  // Seals and drains every stream, writes the trailers and closes the files.
+  // Seals and drains every stream, writes the trailers and closes the files; after a complete
+  // run with compress_after, compresses them (repack_stream).
   void finish(EndStatus status);
   // Best effort from a signal handler: writes committed but unflushed bytes as raw chunks.
   void emergency_flush() noexcept;
@@ -73,16 +75,17 @@ class TraceWriter {
   std::size_t write_chunk(StreamFileWriter& file, const ChunkHeader& h,
                           std::span<const std::byte> raw, int level);
   void fail(const std::string& message);
+  void compress_files();
 
   std::uint32_t rank_;
   StreamFileWriter events_;
   StreamFileWriter payload_;
   ChunkCompressor compressor_;
-  std::vector<std::byte> chunk_buf_;
   std::vector<std::byte> assembly_;  // an events chunk's columns put together
   std::array<std::vector<std::byte>, 3> columns_;
   int event_level_;
   int payload_level_;
+  bool compress_after_;  // chunks go out raw now and are compressed in finish()
   std::uint64_t flush_interval_ns_;
   SegmentPool& pool_;
   const Clock& clock_;

@@ -26,8 +26,8 @@ ChunkCompressor& ChunkCompressor::operator=(ChunkCompressor&& other) noexcept {
   return *this;
 }
 
-void ChunkCompressor::make_chunk(const ChunkHeader& fields, std::span<const std::byte> raw,
-                                 int zstd_level, std::vector<std::byte>& out) {
+FramedChunk ChunkCompressor::frame(const ChunkHeader& fields, std::span<const std::byte> raw,
+                                   int zstd_level) {
   if (raw.size() > kMaxChunkBytes)
     throw Error("chunk of " + std::to_string(raw.size()) + " bytes exceeds the 64 MiB chunk limit");
   if (ctx_ == nullptr) throw Error("ChunkCompressor used after move");
@@ -36,8 +36,8 @@ void ChunkCompressor::make_chunk(const ChunkHeader& fields, std::span<const std:
   h.codec = Codec::raw;
   h.stored_size = h.raw_size;
 
-  const std::byte* stored_bytes = raw.data();
-  std::size_t stored = raw.size();
+  FramedChunk out;
+  out.body = raw;
   if (zstd_level != kNoCompression && !raw.empty()) {
     const std::size_t bound = ZSTD_compressBound(raw.size());
     if (bound_size_ < bound) {
@@ -53,19 +53,21 @@ void ChunkCompressor::make_chunk(const ChunkHeader& fields, std::span<const std:
     if (n < raw.size()) {
       h.codec = Codec::zstd;
       h.stored_size = static_cast<std::uint32_t>(n);
-      stored_bytes = bound_buf_.get();
-      stored = n;
+      out.body = {bound_buf_.get(), n};
     }
   }
-  // Only the header is zero-filled; the stored bytes are copied in once.
-  out.resize(kChunkHeaderSize);
-  if (stored > 0) out.insert(out.end(), stored_bytes, stored_bytes + stored);
-
-  const auto header = std::span(out).first<kChunkHeaderSize>();
   h.checksum = 0;
-  encode_header(h, header);
-  h.checksum = chunk_checksum(header, std::span(out).subspan(kChunkHeaderSize));
-  encode_header(h, header);
+  encode_header(h, out.header);
+  h.checksum = chunk_checksum(out.header, out.body);
+  encode_header(h, out.header);
+  return out;
+}
+
+void ChunkCompressor::make_chunk(const ChunkHeader& fields, std::span<const std::byte> raw,
+                                 int zstd_level, std::vector<std::byte>& out) {
+  const FramedChunk f = frame(fields, raw, zstd_level);
+  out.assign(f.header.begin(), f.header.end());
+  out.insert(out.end(), f.body.begin(), f.body.end());
 }
 
 ChunkDecompressor::ChunkDecompressor() : ctx_(ZSTD_createDCtx()) {

@@ -1,6 +1,8 @@
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -66,6 +68,28 @@ void StreamFileWriter::append(std::span<const std::byte> bytes) {
   if (fd_ < 0) throw Error(format_in(path_, "append to a closed stream file"));
   if (const int err = write_fully(fd_, bytes); err != 0) fail("write failed", err);
   size_ += bytes.size();
+}
+
+void StreamFileWriter::append(std::span<const std::byte> first, std::span<const std::byte> second) {
+  if (!failure_.empty()) throw Error(failure_ + " (earlier failure; stream not written further)");
+  if (fd_ < 0) throw Error(format_in(path_, "append to a closed stream file"));
+  iovec v[2] = {{const_cast<std::byte*>(first.data()), first.size()},
+                {const_cast<std::byte*>(second.data()), second.size()}};
+  ssize_t n;
+  do {
+    n = ::writev(fd_, v, 2);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) fail("write failed", errno);
+  // A short writev: the rest goes out piece by piece, as append() would.
+  auto done = static_cast<std::size_t>(n);
+  const std::size_t from_first = std::min(done, first.size());
+  int err = write_fully(fd_, first.subspan(from_first));
+  if (err == 0) err = write_fully(fd_, second.subspan(done - from_first));
+  if (err != 0) {
+    size_ += done;
+    fail("write failed", err);
+  }
+  size_ += first.size() + second.size();
 }
 
 void StreamFileWriter::sync() {

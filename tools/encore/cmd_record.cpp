@@ -16,12 +16,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "common.hpp"
 #include "launch.hpp"
-#include "encore/error.hpp"
+#include <fmt/format.h>
 
+#include "encore/error.hpp"
 
 namespace encore::tool {
 namespace {
@@ -44,6 +43,7 @@ struct RecordOptions {
   std::string papi_events;
   std::string payload_order;
   std::optional<int> zstd_level;
+  std::string compress;
   std::optional<long long> memory_mb;
   std::optional<long long> flush_ms;
   bool no_send_hash = false;
@@ -55,7 +55,8 @@ struct RecordOptions {
 
 bool is_trace_file(const fs::path& p) {
   const std::string name = p.filename().string();
-  return name == kManifestFileName || name.rfind(std::string(kManifestFileName) + ".tmp.", 0) == 0 ||
+  return name == kManifestFileName ||
+         name.rfind(std::string(kManifestFileName) + ".tmp.", 0) == 0 ||
          parse_rank_file_name(name).has_value();
 }
 
@@ -67,7 +68,8 @@ fs::path prepare_output(const std::string& output, bool force) {
   std::error_code ec;
   const auto st = fs::status(dir, ec);
   if (fs::exists(st)) {
-    if (!fs::is_directory(st)) setup_error(format_in(dir.string(), "exists and is not a directory"));
+    if (!fs::is_directory(st))
+      setup_error(format_in(dir.string(), "exists and is not a directory"));
     if (!fs::is_empty(dir, ec)) {
       if (!force)
         setup_error(format_in(dir.string(),
@@ -91,15 +93,18 @@ fs::path make_dated_dir() {
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
   const fs::path cwd = fs::current_path();
   for (int i = 1; i < 10000; ++i) {
-    fs::path dir = cwd / (std::string("encore-trace-") + stamp + (i > 1 ? "-" + std::to_string(i) : ""));
+    fs::path dir =
+        cwd / (std::string("encore-trace-") + stamp + (i > 1 ? "-" + std::to_string(i) : ""));
     if (::mkdir(dir.c_str(), 0777) == 0) return dir;
-    if (errno != EEXIST) setup_error(format_in(dir.string(), "cannot create: " + errno_text(errno)));
+    if (errno != EEXIST)
+      setup_error(format_in(dir.string(), "cannot create: " + errno_text(errno)));
   }
   setup_error("cannot find a free encore-trace-* directory name in " + cwd.string());
 }
 
 int record(const RecordOptions& o) {
-  if (o.command.empty()) setup_error("record: no command given (encore record [options] -- COMMAND ...)");
+  if (o.command.empty())
+    setup_error("record: no command given (encore record [options] -- COMMAND ...)");
   if (!o.payload_ranks.empty() && o.payload_ranks != "all" && o.payload_ranks != "none") {
     static const std::regex list(R"(\d+(-\d+)?(,\d+(-\d+)?)*)");
     if (!std::regex_match(o.payload_ranks, list))
@@ -117,6 +122,7 @@ int record(const RecordOptions& o) {
   if (!o.papi_events.empty()) set_env("ENCORE_PAPI_EVENTS", o.papi_events);
   if (!o.payload_order.empty()) set_env("ENCORE_PAYLOAD_ORDER", o.payload_order);
   if (o.zstd_level) set_env("ENCORE_ZSTD_LEVEL", std::to_string(*o.zstd_level));
+  if (!o.compress.empty()) set_env("ENCORE_COMPRESS", o.compress);
   if (o.memory_mb) set_env("ENCORE_MEMORY_MB", std::to_string(*o.memory_mb));
   if (o.flush_ms) set_env("ENCORE_FLUSH_MS", std::to_string(*o.flush_ms));
   if (o.no_send_hash) set_env("ENCORE_SEND_HASH", "0");
@@ -126,7 +132,8 @@ int record(const RecordOptions& o) {
   const int code = run_command(o.command);
   std::error_code ec;
   if (!fs::exists(dir / kManifestFileName, ec) && !o.quiet)
-    print_error(format_in(dir.string(), "no trace was written (did the command run an MPI program?)"));
+    print_error(
+        format_in(dir.string(), "no trace was written (did the command run an MPI program?)"));
   if (dated) print_error("trace in " + dir.string());
   return code;
 }
@@ -163,6 +170,11 @@ Subcommand add_record(CLI::App& parent) {
       ->check(CLI::IsMember({"native", "little", "big"}));
   app->add_option("--zstd-level", o->zstd_level, "zstd compression level (-7..19, 0 = none).")
       ->check(CLI::Range(-7, 19));
+  app->add_option("--compress", o->compress,
+                  "When to compress: during the run (on each rank's writer thread), after it (raw "
+                  "chunks packed at MPI_Finalize, so compression takes no time from the ranks), or "
+                  "auto (default: after where the node's ranks leave no core free).")
+      ->check(CLI::IsMember({"auto", "during", "after"}));
   app->add_option("--memory-mb", o->memory_mb, "Trace buffer memory per rank in MiB (>= 16).")
       ->check(CLI::Range(16LL, 1LL << 20));
   app->add_option("--flush-ms", o->flush_ms, "Flush buffers to disk at least this often (ms).")
@@ -178,8 +190,10 @@ Subcommand add_record(CLI::App& parent) {
       "if the command cannot be found/executed.\n"
       "Without -o, the trace directory's name is printed on stderr as 'encore: trace in DIR'.");
   return {app, [o, app] {
-            if (!record_command().has_value()) o->command = app->remaining();
-            else o->command = *record_command();
+            if (!record_command().has_value())
+              o->command = app->remaining();
+            else
+              o->command = *record_command();
             return record(*o);
           }};
 }

@@ -2,6 +2,7 @@
 // Each class owns one zstd context, reused for every chunk it handles.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -19,6 +20,13 @@ namespace encore {
 inline constexpr int kNoCompression = 0;
 inline constexpr int kDefaultZstdLevel = 3;
 
+// A chunk as two pieces, so a raw body can go to disk without being copied behind its header.
+struct FramedChunk {
+  std::array<std::byte, kChunkHeaderSize> header;
+  std::span<const std::byte> body;  // the raw input, or the compressor's buffer
+  std::size_t size() const noexcept { return header.size() + body.size(); }
+};
+
 class ChunkCompressor {
  public:
   ChunkCompressor();
@@ -34,6 +42,9 @@ class ChunkCompressor {
   // Throws Error if raw is larger than kMaxChunkBytes or zstd fails.
   void make_chunk(const ChunkHeader& fields, std::span<const std::byte> raw, int zstd_level,
                   std::vector<std::byte>& out);
+  // The same chunk without assembling it: `body` stays valid while `raw` does and until the
+  // next call.
+  FramedChunk frame(const ChunkHeader& fields, std::span<const std::byte> raw, int zstd_level);
 
  private:
   ZSTD_CCtx_s* ctx_ = nullptr;

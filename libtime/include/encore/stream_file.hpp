@@ -37,6 +37,8 @@ class StreamFileWriter {
   // offset and the system's reason ("No space left on device"). After a
   // failure the file may end in a partial chunk, so every later call throws.
   void append(std::span<const std::byte> bytes);
+  // Appends two pieces with one system call where it can (a chunk's header and body).
+  void append(std::span<const std::byte> first, std::span<const std::byte> second);
   // Flushes file data to stable storage (fdatasync). Throws Error.
   void sync();
   // Closes the file; throws Error if the kernel reports a deferred failure.

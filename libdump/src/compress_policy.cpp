@@ -1,0 +1,34 @@
+#include "compress_policy.hpp"
+
+#include <sched.h>
+
+namespace encore::dump {
+namespace {
+
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
+}  // namespace
+
+bool compress_after_run(CompressWhen when, MPI_Comm world) {
+  if (when != CompressWhen::automatic) return when == CompressWhen::after;
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_ranks = 1;
+  if (PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Comm_size(node, &node_ranks);
+    PMPI_Comm_free(&node);
+  }
+  // MPICH's ranks busy-poll while they wait, so a rank holds its core all the time: with no
+  // core left over, the writer threads' compression runs in time taken from the ranks.
+  int after = node_ranks >= usable_cores() ? 1 : 0;
+  // Every rank decides alike (affinity masks may differ), so the trace has one policy.
+  int any = 0;
+  PMPI_Allreduce(&after, &any, 1, MPI_INT, MPI_MAX, world);
+  return any != 0;
+}
+
+}  // namespace encore::dump
