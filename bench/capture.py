@@ -34,9 +34,10 @@ def main():
     ap.add_argument("--small", type=int, default=200000, help="small-message iterations")
     ap.add_argument("--large", type=int, default=300, help="1 MiB iterations")
     ap.add_argument("--lib", action="append", help="a capture library to compare (repeatable; "
-                    "default: the build's)")
+                    "default: the build's), optionally with capture settings for it: "
+                    "LIB,ENCORE_COMPRESS=during; an empty LIB is the build's")
     args = ap.parse_args()
-    libs = [str(pathlib.Path(lib).resolve()) for lib in args.lib] if args.lib else [None]
+    libs = args.lib or [None]
     build = pathlib.Path(args.build)
     tool = build / "tools/encore/encore"
     loops_bin = build / "bench/bench_capture_loops"
@@ -46,7 +47,12 @@ def main():
 
     def traced(trace, cmd, lib):
         shutil.rmtree(trace, ignore_errors=True)
-        env = {"ENCORE_DUMP_LIB": lib} if lib else None
+        env = None
+        if lib:
+            path, *settings = lib.split(",")
+            env = dict(item.split("=", 1) for item in settings)
+            if path:
+                env["ENCORE_DUMP_LIB"] = str(pathlib.Path(path).resolve())
         return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd], env)
 
     def label(lib):
