@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "encore/payload_hash.hpp"
-
 namespace encore::dump {
 
 using event_format::Extra;
@@ -330,7 +328,7 @@ ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count, M
 void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t) {
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
-  const std::uint64_t hash = payload_hash(data.data(), data.size());
+  const std::uint64_t hash = XXH3_64bits(data.data(), data.size());
   // After the PMPI call (the usual case) the event's fixed part is written: the hash goes
   // straight in. One taken before it (MPI_Sendrecv_replace overwrites its buffer) waits for
   // commit.
