@@ -619,6 +619,7 @@ bool RankEventReader::next(Event& out) {
   out.index = index;
   const std::byte* const body_start = body_.p;
   bool repeat = false;
+  last_extras_at_ = 0;
   try {
     bool fast = (times_budget_ != 0 || refill_budget()) && has_room(body_.p, body_.end);
     if (fast) {
@@ -646,6 +647,7 @@ bool RankEventReader::next(Event& out) {
         if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
         if (head & event_format::kHasExtras) {
           out.stale |= decode::kExtrasStale;
+          last_extras_at_ = static_cast<std::size_t>(after - body_start);
           after = read_extras_fast(b, after, pos.payload, out);
         }
         body_.p = after;

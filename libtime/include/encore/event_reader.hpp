@@ -62,6 +62,9 @@ class RankEventReader {
   // The encoded body of the event next() just gave (valid until the next call): what a
   // writer that re-times recorded events copies instead of encoding them again.
   std::span<const std::byte> last_body() const noexcept { return last_body_; }
+  // Where the extras of last_body() start (0: it has none, or the event was decoded the
+  // checked way): a writer that drops every extra copies the bytes before.
+  std::size_t last_extras_at() const noexcept { return last_extras_at_; }
 
  private:
   struct ThreadPos {
@@ -103,6 +106,7 @@ class RankEventReader {
   std::string problem_;
   std::vector<std::byte> trailer_;
   std::span<const std::byte> last_body_;
+  std::size_t last_extras_at_ = 0;
   RepeatExpander repeats_;  // format 1.2's repeated polls
 };
 
