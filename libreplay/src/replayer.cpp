@@ -113,6 +113,9 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
     // The payload's chunks are read and decompressed on the other core while the program
     // computes, instead of in the receive that first needs them.
     if (options_.read_ahead) payload_->read_ahead(0);
+    // The first event now, with the rest of the start-up: its chunk (often the whole rank's
+    // events) is read before the program's first call, not inside it.
+    peek();
     if (!options_.profile.empty())
       profile_ = std::make_unique<ReplayProfile>(options_.profile, options_.trace, manifest_,
                                                  options_.rank, options_.papi_events);

@@ -75,10 +75,13 @@ struct RankPayloadReader::Cursor {
   std::uint64_t stream_end = 0;  // end of the thread's bytes seen so far
 };
 
-// The read-ahead thread and the chunk it loads for one cursor. While `state` is pending, the
-// cursor's reader, `chunk` and `stream_end` are the worker's; otherwise the caller's.
+// The read-ahead thread and the chunk it loads for one cursor. While `state` is running, the
+// cursor's reader, `chunk` and `stream_end` are the worker's; otherwise the caller's. A job
+// the worker has not started when the caller needs it (the thread got no CPU: a busy
+// machine) is taken back and done by the caller, which then never waits for a thread that
+// is not running.
 struct RankPayloadReader::Ahead {
-  enum class State : std::uint8_t { idle, pending, loaded, ended, failed };
+  enum class State : std::uint8_t { idle, pending, running, loaded, ended, failed };
   std::mutex m;
   std::condition_variable cv;
   State state = State::idle;
@@ -96,6 +99,7 @@ struct RankPayloadReader::Ahead {
     for (;;) {
       cv.wait(lock, [this] { return stop || state == State::pending; });
       if (stop) return;
+      state = State::running;
       lock.unlock();
       State done = State::failed;
       try {
@@ -118,11 +122,11 @@ struct RankPayloadReader::Ahead {
     }
     cv.notify_all();
   }
-  // The job's outcome (idle if none); the job is over.
+  // The job's outcome (idle if none, or if it had not started: taken back); the job is over.
   State take() {
     std::unique_lock lock(m);
-    cv.wait(lock, [this] { return state != State::pending; });
-    return std::exchange(state, State::idle);
+    cv.wait(lock, [this] { return state != State::running; });
+    return state == State::pending ? (state = State::idle) : std::exchange(state, State::idle);
   }
 };
 
@@ -213,6 +217,7 @@ bool RankPayloadReader::take_ahead(Cursor& c, std::uint64_t wanted, bool& ended)
   switch (ahead_->take()) {
     case Ahead::State::idle:
     case Ahead::State::pending:
+    case Ahead::State::running:
       return false;
     case Ahead::State::ended:
       // No chunk of the thread ends after the current one, so none after `wanted` either.
