@@ -110,8 +110,9 @@ TEST_F(EventBodyTest, CopiedBodiesDecodeAsTheEventWithNewExtras) {
 }
 
 TEST_F(EventBodyTest, ReaderSaysWhereTheExtrasStart) {
-  // The reader knows where a body's extras start; copying the bytes before them is the event
-  // without any extra, and for a receive the same bytes as dropping its payload references.
+  // The reader knows where a body's extras start (when it decoded the event the fast way);
+  // copying the bytes before them is the event without any extra, and for a receive the same
+  // bytes as dropping its payload references.
   const auto events = sample_events();
   {
     RankTraceWriter w(dir_ / "in.events", dir_ / "in.payload", 0);
@@ -122,7 +123,12 @@ TEST_F(EventBodyTest, ReaderSaysWhereTheExtrasStart) {
     for (auto& a : recv.args) a.present = true;
     recv.args[6].statuses.resize(1);
     recv.payloads = {{0, 7, 300, 0, 0}};
-    w.write(recv);
+    // Several: the last events of a chunk are decoded the checked way.
+    for (std::size_t k = 0; k < 40; ++k) {
+      recv.index = events.size() + k;
+      recv.start_ns = recv.end_ns = events.back().end_ns + 10 * (k + 1);
+      w.write(recv);
+    }
     w.close();
   }
   RankEventReader in(dir_ / "in.events");
@@ -133,8 +139,10 @@ TEST_F(EventBodyTest, ReaderSaysWhereTheExtrasStart) {
     const auto body = in.last_body();
     const bool has = (static_cast<std::uint8_t>(body[0]) & event_format::kHasExtras) != 0;
     const std::size_t at = in.last_extras_at();
-    EXPECT_EQ(at != 0, has);
-    if (!has) continue;
+    if (!has) {
+      EXPECT_EQ(at, 0u);
+    }
+    if (at == 0) continue;  // none, or decoded the checked way (not known): the general path
     ++with_extras;
     ASSERT_LT(at, body.size());
     Event bare = ev;
