@@ -619,7 +619,6 @@ bool RankEventReader::next(Event& out) {
   out.index = index;
   const std::byte* const body_start = body_.p;
   bool repeat = false;
-  last_extras_at_ = 0;
   try {
     bool fast = (times_budget_ != 0 || refill_budget()) && has_room(body_.p, body_.end);
     if (fast) {
@@ -647,7 +646,7 @@ bool RankEventReader::next(Event& out) {
         if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
         if (head & event_format::kHasExtras) {
           out.stale |= decode::kExtrasStale;
-          last_extras_at_ = static_cast<std::size_t>(after - body_start);
+          extras_p_ = after;
           after = read_extras_fast(b, after, pos.payload, out);
         }
         body_.p = after;
@@ -685,6 +684,7 @@ bool RankEventReader::refill_budget() {
 }
 
 bool RankEventReader::next_slow(Event& out) {
+  extras_p_ = nullptr;  // not known for events decoded this way
   if (RepeatExpander::at_repeat(body_.p, body_.end)) {
     expand_repeat(out);
     return true;
