@@ -117,14 +117,13 @@ TEST_F(PackedHash, Vectors) {
 }
 
 TEST_F(PackedHash, LongMessagesAndWholeColumns) {
-  // From 1 KiB on the library's vector code hashes (the same XXH3 value): around the threshold,
-  // a halo row, and a contiguous type past the one-block cache.
+  // Long messages: around 1 KiB, a halo row, and a contiguous type past the one-block cache.
   expect_same(named(MPI_DOUBLE), 127, "1016 bytes (inline)");
   expect_same(named(MPI_DOUBLE), 128, "1024 bytes (library)");
   expect_same(named(MPI_DOUBLE), 512, "a 4 KiB row");
   expect_same(contiguous(300, named(MPI_INT)), 3, "3600 contiguous bytes");
-  // A column that fits the gathering buffer is hashed in one go: short, at the threshold,
-  // halo2d's 256 doubles, exactly the buffer's 8 KiB, and one element more.
+  // A column that fits the gathering buffer is hashed in one go: short, 1 KiB, halo2d's 256
+  // doubles, exactly the buffer's 8 KiB, and one element more (streamed).
   expect_same(vector(100, 1, 7, named(MPI_INT)), 1, "400-byte column");
   expect_same(vector(128, 1, 9, named(MPI_DOUBLE)), 1, "1024-byte column");
   expect_same(vector(256, 1, 514, named(MPI_DOUBLE)), 1, "halo2d's column");

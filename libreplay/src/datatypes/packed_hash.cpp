@@ -10,10 +10,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-// libxxhash's XXH3-64 with the widest vectors the CPU has (AVX2, AVX-512), chosen at run time:
-// the same value as XXH3_64bits, which is built here for plain x86-64 (SSE2).
-extern "C" XXH64_hash_t XXH3_64bits_dispatch(const void* input, std::size_t len);
-
 namespace encore::replay {
 
 struct TypeEngine::HashBuffer {
@@ -24,13 +20,11 @@ struct TypeEngine::HashBuffer {
 
 namespace {
 
-// From this length on the library's vector code pays for its call (halo2d's 4 KiB rows hash
-// in about half the instructions); below, the inline code is quicker.
-constexpr std::size_t kDispatchBytes = 1024;
-
-std::uint64_t xxh3(const void* p, std::size_t n) {
-  return n >= kDispatchBytes ? XXH3_64bits_dispatch(p, n) : XXH3_64bits(p, n);
-}
+// XXH3-64 built here for plain x86-64 (SSE2). libxxhash's run-time dispatch (XXH3_64bits_dispatch)
+// takes half the instructions on 4 KiB, but picks AVX-512 on this machine's Xeon: measured on
+// halo2d's replay, the calls after it got slower (MPI_Irecv 270 -> 700 ns, MPI_Isend 1.5 -> 1.8
+// us: the core's wide-vector frequency and state transitions), so it is not used.
+std::uint64_t xxh3(const void* p, std::size_t n) { return XXH3_64bits(p, n); }
 
 // Copies m blocks of `len` bytes, `stride` apart from `src`, back to back into out.
 template <std::size_t Len>
