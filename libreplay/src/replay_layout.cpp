@@ -21,32 +21,31 @@ void* offset(void* base, MPI_Aint bytes) { return static_cast<char*>(base) + byt
 
 }  // namespace
 
-RecvBlocks whole(Step&, void* buf, MPI_Count count, MPI_Datatype type) {
+OneBlock whole(Step&, void* buf, MPI_Count count, MPI_Datatype type) {
   if (buf == MPI_IN_PLACE) return {};
-  return {{buf, count, type}};
+  return {buf, count, type};
 }
 
-RecvBlocks exscan(Step& s, void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm) {
+OneBlock exscan(Step& s, void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm) {
   if (s.comm(comm).rank == 0) return {};
   return whole(s, buf, count, type);
 }
 
-RecvBlocks bcast(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+OneBlock bcast(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
   const CommState& c = s.comm(comm);
   const bool receives = c.inter ? (root != MPI_ROOT && root != MPI_PROC_NULL) : root != c.rank;
   if (!receives) return {};
-  return {{buf, count, type}};
+  return {buf, count, type};
 }
 
-RecvBlocks at_root(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root,
-                   MPI_Comm comm) {
+OneBlock at_root(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
   if (!is_root(s, root, comm)) return {};
-  return {{buf, count, type}};
+  return {buf, count, type};
 }
 
-RecvBlocks gather(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+OneBlock gather(Step& s, void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
   if (!is_root(s, root, comm)) return {};
-  return {{buf, count * peers(s, comm, false), type}};
+  return {buf, count * peers(s, comm, false), type};
 }
 
 template <class C, class D>
@@ -57,13 +56,13 @@ RecvBlocks gatherv(Step& s, void* buf, const C* counts, const D* displs, MPI_Dat
 }
 
 template <class C>
-RecvBlocks mine(Step& s, void* buf, const C* counts, MPI_Datatype type, MPI_Comm comm) {
-  return {{buf, static_cast<MPI_Count>(counts[s.comm(comm).rank]), type}};
+OneBlock mine(Step& s, void* buf, const C* counts, MPI_Datatype type, MPI_Comm comm) {
+  return {buf, static_cast<MPI_Count>(counts[s.comm(comm).rank]), type};
 }
 
-RecvBlocks blocks(Step& s, void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm,
-                  bool neighbor) {
-  return {{buf, count * peers(s, comm, neighbor), type}};
+OneBlock blocks(Step& s, void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm,
+                bool neighbor) {
+  return {buf, count * peers(s, comm, neighbor), type};
 }
 
 template <class C, class D>
@@ -92,8 +91,8 @@ RecvBlocks blocks_w(Step& s, void* buf, const C* counts, const D* byte_displs,
 template RecvBlocks gatherv(Step&, void*, const int*, const int*, MPI_Datatype, int, MPI_Comm);
 template RecvBlocks gatherv(Step&, void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype, int,
                             MPI_Comm);
-template RecvBlocks mine(Step&, void*, const int*, MPI_Datatype, MPI_Comm);
-template RecvBlocks mine(Step&, void*, const MPI_Count*, MPI_Datatype, MPI_Comm);
+template OneBlock mine(Step&, void*, const int*, MPI_Datatype, MPI_Comm);
+template OneBlock mine(Step&, void*, const MPI_Count*, MPI_Datatype, MPI_Comm);
 template RecvBlocks blocks_v(Step&, void*, const int*, const int*, MPI_Datatype, MPI_Comm, bool);
 template RecvBlocks blocks_v(Step&, void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype,
                              MPI_Comm, bool);

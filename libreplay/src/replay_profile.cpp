@@ -147,7 +147,7 @@ void ReplayProfile::flush_batch() {
                         {batch_bodies_.data(), bytes});
 }
 
-bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
+bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size_t extras_at,
                            std::uint64_t enter) noexcept {
   if (!running_) [[unlikely]] {
     if (failed_ || closed_) return false;
@@ -168,7 +168,10 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body,
       copy_short(out, body.data(), body.size());
       n = body.size();
     } else if (ev.send_hashes.empty() && !ev.callsite) {
-      n = copy_body_drop_payload_refs(body, ev, out);
+      // Payload references are then the only extras, unless one of the rare ones is there.
+      n = extras_at != 0 && extras_at < body.size() && !ev.attribute && !ev.neighbours
+              ? copy_body_drop_extras(body, extras_at, out)
+              : copy_body_drop_payload_refs(body, ev, out);
     }
   }
   if (n > 0) [[likely]] {
@@ -315,6 +318,7 @@ void ReplayProfile::close(RankStatus status) noexcept {
     manifest_.clock.resolution_ns = clock_.resolution_ns();  // calibrated by now
     manifest_.raw["replay"] = {{"compute_ns", ns(now_ticks_)},
                                {"replay_overhead_ns", total_overhead_ns_ + ns(pending_overhead_)}};
+    if (payload_read_ns_) manifest_.raw["replay"]["payload_read_ns"] = *payload_read_ns_;
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "encore replay: cannot finish the replay profile: %s\n", e.what());

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,9 +46,14 @@ class ReplayProfile {
   }
   // One replayed call: `ev` is the recorded event (its payload references are dropped: the
   // profile holds no data), `body` its encoded bytes if the reader has them (copied through
-  // with new extras; else `ev` is encoded), entered at `enter` ticks. Returns false if the
-  // profile could not be written (reported once; the replay goes on).
-  bool record(Event& ev, std::span<const std::byte> body, std::uint64_t enter) noexcept;
+  // with new extras; else `ev` is encoded), `extras_at` where the body's extras start if the
+  // reader knows (else 0), entered at `enter` ticks. Returns false if the profile could not
+  // be written (reported once; the replay goes on).
+  bool record(Event& ev, std::span<const std::byte> body, std::size_t extras_at,
+              std::uint64_t enter) noexcept;
+  // Time the replayed calls spent reading the payload stream (loading chunks, or waiting for
+  // one loaded ahead): the manifest's replay.payload_read_ns, written only when noted.
+  void note_payload_read(std::uint64_t ns) noexcept { payload_read_ns_ = ns; }
   // Writes trailers and manifest. `status`: complete after MPI_Finalize, aborted otherwise.
   void close(RankStatus status) noexcept;
 
@@ -103,6 +109,7 @@ class ReplayProfile {
   std::uint64_t pending_overhead_ = 0;   // ticks of the previous call, charged to the next
   std::uint64_t now_ticks_ = 0;          // corrected time of the last event (compute so far)
   std::uint64_t total_overhead_ns_ = 0;  // of the events written
+  std::optional<std::uint64_t> payload_read_ns_;
 };
 
 }  // namespace encore::replay

@@ -19,6 +19,16 @@ struct RecvBlock {
   MPI_Datatype type;
 };
 using RecvBlocks = std::vector<RecvBlock>;
+// At most one block, which is what most collectives receive into: no vector to allocate on
+// every call. Converts to RecvBlocks where a request keeps its layout.
+struct OneBlock {
+  RecvBlock block{nullptr, 0, MPI_DATATYPE_NULL};
+  bool present = false;
+  OneBlock() = default;
+  OneBlock(void* base, MPI_Count count, MPI_Datatype type)
+      : block{base, count, type}, present(true) {}
+  operator RecvBlocks() const { return present ? RecvBlocks{block} : RecvBlocks{}; }
+};
 
 class Types {
  public:

@@ -69,6 +69,7 @@ ReplayOptions ReplayOptions::from_environment() {
   o.quiet = get("ENCORE_QUIET") == "1";
   o.profile = get("ENCORE_REPLAY_PROFILE");
   o.papi_events = split_event_list(get("ENCORE_PAPI_EVENTS"));
+  o.read_ahead = get("ENCORE_REPLAY_READ_AHEAD") != "0";
   return o;
 }
 
@@ -85,7 +86,10 @@ Replayer& Replayer::start() {
 
 void Replayer::finish() noexcept {
   finished_ = true;
-  if (profile_) profile_->close(RankStatus::complete);
+  if (profile_) {
+    profile_->note_payload_read(static_cast<std::uint64_t>(payload_->load_time().count()));
+    profile_->close(RankStatus::complete);
+  }
 }
 
 Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
@@ -106,6 +110,12 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
     events_ = std::make_unique<OrderedEventReader>(dir.events_path(options_.rank));
     payload_ = std::make_unique<RankPayloadReader>(dir.payload_path(options_.rank));
     payload_swapped_ = payload_->byte_order() != host_byte_order();
+    // The payload's chunks are read and decompressed on the other core while the program
+    // computes, instead of in the receive that first needs them.
+    if (options_.read_ahead) payload_->read_ahead(0);
+    // The first event now, with the rest of the start-up: its chunk (often the whole rank's
+    // events) is read before the program's first call, not inside it.
+    peek();
     if (!options_.profile.empty())
       profile_ = std::make_unique<ReplayProfile>(options_.profile, options_.trace, manifest_,
                                                  options_.rank, options_.papi_events);
@@ -217,15 +227,21 @@ void Replayer::unbind_datatype(MPI_Datatype t) {
   datatype_ids_.erase(t);
 }
 
-std::uint32_t Replayer::op_id(MPI_Op o) const {
-  if (o == MPI_OP_NULL) return event_format::kNullId;
-  if (const auto it = op_ids_.find(o); it != op_ids_.end()) return it->second;
-  if (const auto f = fixed_ids_[2].find(o); f != fixed_ids_[2].end()) return f->second;
-  return event_format::kUnknownId;
+std::uint32_t Replayer::op_id_slow(MPI_Op o) const {
+  std::uint32_t id = event_format::kUnknownId;
+  if (o == MPI_OP_NULL)
+    id = event_format::kNullId;
+  else if (const auto it = op_ids_.find(o); it != op_ids_.end())
+    id = it->second;
+  else if (const auto f = fixed_ids_[2].find(o); f != fixed_ids_[2].end())
+    id = f->second;
+  op_memo_ = {true, o, id};
+  return id;
 }
 
 MPI_Op Replayer::new_op(std::uint32_t id) {
   const auto handle = static_cast<MPI_Op>(kOpBase + next_handle_++);
+  op_memo_.valid = false;
   op_ids_[handle] = id;
   return handle;
 }

@@ -32,6 +32,7 @@ struct ReplayOptions {
   bool quiet = false;           // ENCORE_QUIET=1
   std::string profile;          // ENCORE_REPLAY_PROFILE: directory of the replay profile, if any
   std::vector<std::string> papi_events;  // ENCORE_PAPI_EVENTS: counted into the profile
+  bool read_ahead = true;  // ENCORE_REPLAY_READ_AHEAD=0: payload chunks loaded by the calls
   // ENCORE_REPLAY_CONFIG names a file of KEY=VALUE lines with the same keys.
   static ReplayOptions from_environment();
 };
@@ -103,6 +104,7 @@ class Replayer {
   Event& current() noexcept { return current_; }
   // Its encoded bytes in the trace, while the reader still holds them (else empty).
   std::span<const std::byte> current_body() const noexcept { return events_->last_body(); }
+  std::size_t current_extras_at() const noexcept { return events_->last_extras_at(); }
   // Why the trace ended where it did (empty if it holds the whole run).
   std::string end_problem() const;
 
@@ -137,7 +139,9 @@ class Replayer {
   }
   void bind_datatype(std::uint32_t id, MPI_Datatype t);
   void unbind_datatype(MPI_Datatype t);
-  std::uint32_t op_id(MPI_Op o) const;
+  std::uint32_t op_id(MPI_Op o) const {
+    return op_memo_.valid && op_memo_.handle == o ? op_memo_.id : op_id_slow(o);
+  }
   MPI_Op new_op(std::uint32_t id);
   std::int64_t new_handle(std::uint32_t kind_base);
 
@@ -166,9 +170,10 @@ class Replayer {
   bool view_payload_slow(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out);
   std::uint32_t comm_id_slow(MPI_Comm c) const;
   std::uint32_t datatype_id_slow(MPI_Datatype t) const;
+  std::uint32_t op_id_slow(MPI_Op o) const;
 
   static Replayer* instance_;
-  mutable IdMemo comm_memo_, type_memo_;  // forgotten whenever a handle is bound or freed
+  mutable IdMemo comm_memo_, type_memo_, op_memo_;  // forgotten whenever a handle is bound or freed
   ReplayOptions options_;
   Manifest manifest_;
   Types types_;

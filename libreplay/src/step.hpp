@@ -34,7 +34,8 @@ class Step {
       wrong_event();
   }
   [[gnu::always_inline]] ~Step() {
-    if (profile_) profile_->record(rep_->current(), rep_->current_body(), enter_);
+    if (profile_)
+      profile_->record(rep_->current(), rep_->current_body(), rep_->current_extras_at(), enter_);
     rep_->advance();
   }
   Step(const Step&) = delete;
@@ -181,6 +182,13 @@ class Step {
     fill_message_slow(buf, count, type);
   }
   void fill(const RecvBlocks& blocks);
+  // One block or none (most collectives): the receive's inline path, no vector.
+  void fill(const OneBlock& b) {
+    if (b.present)
+      fill_message(b.block.base, b.block.count, b.block.type);
+    else
+      fill_slot(0, {});
+  }
   void track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype type, bool persistent);
   void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
   void track_collective(MPI_Request r, RecvBlocks blocks, bool persistent);

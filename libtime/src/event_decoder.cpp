@@ -646,6 +646,7 @@ bool RankEventReader::next(Event& out) {
         if (after == nullptr) after = decode_args_generic(b, in, rc == 0, out);
         if (head & event_format::kHasExtras) {
           out.stale |= decode::kExtrasStale;
+          extras_p_ = after;
           after = read_extras_fast(b, after, pos.payload, out);
         }
         body_.p = after;
@@ -683,6 +684,7 @@ bool RankEventReader::refill_budget() {
 }
 
 bool RankEventReader::next_slow(Event& out) {
+  extras_p_ = nullptr;  // not known for events decoded this way
   if (RepeatExpander::at_repeat(body_.p, body_.end)) {
     expand_repeat(out);
     return true;

@@ -56,6 +56,7 @@ bool RankEventReader::load_chunk() {
 
 bool RankEventReader::next_chunk() {
   if (done_) return false;
+  extras_p_ = nullptr;  // the chunk's buffer may be reused at the same address
   while (left_in_chunk_ == 0) {
     if (!load_chunk()) {
       done_ = true;

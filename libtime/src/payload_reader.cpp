@@ -1,73 +1,29 @@
 #include "encore/payload_reader.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "encore/error.hpp"
 
 namespace encore {
 
-struct RankPayloadReader::Cursor {
-  explicit Cursor(const std::string& path) : reader(path) {}
-  StreamFileReader reader;  // walks the whole file; reads bodies of this thread's chunks only
-  Chunk chunk;              // the thread's current chunk, if loaded
-  bool loaded = false;
-  std::uint64_t low = 0;         // reads must not start before this offset
-  std::uint64_t stream_end = 0;  // end of the thread's bytes seen so far
-};
+namespace {
 
-RankPayloadReader::RankPayloadReader(const std::filesystem::path& payload_file)
-    : path_(payload_file.string()) {
-  // Validates the header (and reports a missing file) with the usual messages.
-  StreamFileReader probe(payload_file);
-  header_ = probe.header();
-  if (header_.kind != StreamKind::payload)
-    throw Error(format_in(path_, "not a payload stream (stream kind " +
-                                     std::string(to_string(header_.kind)) + ")"));
-  do {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd_ < 0 && errno == EINTR);
-  if (fd_ < 0) throw Error(format_in(path_, "cannot open: " + errno_text(errno)));
-}
-
-RankPayloadReader::~RankPayloadReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-RankPayloadReader::RankPayloadReader(RankPayloadReader&& other) noexcept
-    : hot_(std::exchange(other.hot_, {})),
-      path_(std::move(other.path_)),
-      header_(other.header_),
-      fd_(std::exchange(other.fd_, -1)),
-      cursors_(std::move(other.cursors_)) {}
-
-RankPayloadReader& RankPayloadReader::operator=(RankPayloadReader&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    hot_ = std::exchange(other.hot_, {});
-    path_ = std::move(other.path_);
-    header_ = other.header_;
-    fd_ = std::exchange(other.fd_, -1);
-    cursors_ = std::move(other.cursors_);
-  }
-  return *this;
-}
-
-RankPayloadReader::Cursor& RankPayloadReader::cursor(std::uint16_t thread) {
-  if (thread >= cursors_.size()) cursors_.resize(std::size_t{thread} + 1);
-  auto& c = cursors_[thread];
-  if (!c) c = std::make_unique<Cursor>(path_);
-  return *c;
-}
-
-bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted) {
-  StreamFileReader& r = c.reader;
-  c.loaded = false;
-  hot_ = {};  // the chunk buffer is about to change
+// Loads `thread`'s first chunk that ends after byte `wanted` of its stream into `into`, walking
+// `r` from where it is and reading only the headers of the chunks it passes; `stream_end`
+// follows the thread's chunks seen. False at a clean end of file. Throws Error on damage.
+bool load_chunk(StreamFileReader& r, int fd, std::uint16_t thread, std::uint64_t wanted,
+                Chunk& into, std::uint64_t& stream_end) {
   for (;;) {
     // Peek at the next header to decide whether its body is worth reading. Anything odd
     // (short or bad header) goes through next(), which classifies the damage.
@@ -77,7 +33,7 @@ bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_
       std::byte raw[kChunkHeaderSize];
       ssize_t got;
       do {
-        got = ::pread(fd_, raw, kChunkHeaderSize, static_cast<off_t>(at));
+        got = ::pread(fd, raw, kChunkHeaderSize, static_cast<off_t>(at));
       } while (got < 0 && errno == EINTR);
       ChunkHeader h;
       if (got == static_cast<ssize_t>(kChunkHeaderSize) && parse_header(raw, h) &&
@@ -89,8 +45,8 @@ bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_
     ReadResult res;
     ChunkHeader h;
     if (body) {
-      res = r.next(c.chunk);
-      h = c.chunk.header;
+      res = r.next(into);
+      h = into.header;
     } else {
       res = r.skip(h, /*verify_checksum=*/false);
     }
@@ -103,12 +59,198 @@ bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_
         break;
     }
     if (h.kind != ChunkKind::payload || h.thread != thread) continue;
-    c.stream_end = h.first + h.raw_size;
-    if (body) {
-      c.loaded = true;
-      return true;
+    stream_end = h.first + h.raw_size;
+    if (body) return true;
+  }
+}
+
+}  // namespace
+
+struct RankPayloadReader::Cursor {
+  explicit Cursor(const std::string& path) : reader(path) {}
+  StreamFileReader reader;  // walks the whole file; reads bodies of this thread's chunks only
+  Chunk chunk;              // the thread's current chunk, if loaded
+  bool loaded = false;
+  std::uint64_t low = 0;         // reads must not start before this offset
+  std::uint64_t stream_end = 0;  // end of the thread's bytes seen so far
+};
+
+// The read-ahead thread and the chunk it loads for one cursor. While `state` is running, the
+// cursor's reader, `chunk` and `stream_end` are the worker's; otherwise the caller's. A job
+// the worker has not started when the caller needs it (the thread got no CPU: a busy
+// machine) is taken back and done by the caller, which then never waits for a thread that
+// is not running.
+struct RankPayloadReader::Ahead {
+  enum class State : std::uint8_t { idle, pending, running, loaded, ended, failed };
+  std::mutex m;
+  std::condition_variable cv;
+  State state = State::idle;
+  bool stop = false;
+  Cursor* cursor = nullptr;
+  std::uint16_t thread = 0;
+  int fd = -1;
+  std::uint64_t wanted = 0;  // the job: the first chunk ending after this byte
+  Chunk chunk;
+  std::uint64_t stream_end = 0;
+  std::thread worker;
+
+  void run() {
+    std::unique_lock lock(m);
+    for (;;) {
+      cv.wait(lock, [this] { return stop || state == State::pending; });
+      if (stop) return;
+      state = State::running;
+      lock.unlock();
+      State done = State::failed;
+      try {
+        done = load_chunk(cursor->reader, fd, thread, wanted, chunk, stream_end) ? State::loaded
+                                                                                 : State::ended;
+      } catch (...) {
+        // Walked again by the caller, who meets the error where a read without read-ahead does.
+      }
+      lock.lock();
+      state = done;
+      cv.notify_all();
     }
   }
+  void schedule(std::uint64_t from) {
+    {
+      const std::lock_guard lock(m);
+      wanted = from;
+      stream_end = cursor->stream_end;
+      state = State::pending;
+    }
+    cv.notify_all();
+  }
+  // The job's outcome (idle if none, or if it had not started: taken back); the job is over.
+  State take() {
+    std::unique_lock lock(m);
+    cv.wait(lock, [this] { return state != State::running; });
+    return state == State::pending ? (state = State::idle) : std::exchange(state, State::idle);
+  }
+};
+
+RankPayloadReader::RankPayloadReader(const std::filesystem::path& payload_file)
+    : path_(payload_file.string()) {
+  // Validates the header (and reports a missing file) with the usual messages.
+  StreamFileReader probe(payload_file);
+  header_ = probe.header();
+  if (header_.kind != StreamKind::payload)
+    throw Error(format_in(
+        path_, "not a payload stream (stream kind " + std::string(to_string(header_.kind)) + ")"));
+  do {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd_ < 0 && errno == EINTR);
+  if (fd_ < 0) throw Error(format_in(path_, "cannot open: " + errno_text(errno)));
+}
+
+RankPayloadReader::~RankPayloadReader() {
+  stop_ahead();
+  if (fd_ >= 0) ::close(fd_);
+}
+
+RankPayloadReader::RankPayloadReader(RankPayloadReader&& other) noexcept
+    : hot_(std::exchange(other.hot_, {})),
+      path_(std::move(other.path_)),
+      header_(other.header_),
+      fd_(std::exchange(other.fd_, -1)),
+      cursors_(std::move(other.cursors_)),
+      ahead_(std::move(other.ahead_)),
+      load_time_(other.load_time_) {}
+
+RankPayloadReader& RankPayloadReader::operator=(RankPayloadReader&& other) noexcept {
+  if (this != &other) {
+    stop_ahead();
+    if (fd_ >= 0) ::close(fd_);
+    hot_ = std::exchange(other.hot_, {});
+    path_ = std::move(other.path_);
+    header_ = other.header_;
+    fd_ = std::exchange(other.fd_, -1);
+    cursors_ = std::move(other.cursors_);
+    ahead_ = std::move(other.ahead_);
+    load_time_ = other.load_time_;
+  }
+  return *this;
+}
+
+void RankPayloadReader::read_ahead(std::uint16_t thread) {
+  if (ahead_) return;
+  auto a = std::make_unique<Ahead>();
+  a->cursor = &cursor(thread);
+  a->thread = thread;
+  a->fd = fd_;
+  // The program's signals are not for this thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  try {
+    a->worker = std::thread([p = a.get()] { p->run(); });
+    pthread_setname_np(a->worker.native_handle(), "encore-readahead");
+  } catch (const std::system_error&) {
+    a.reset();  // no thread: reads load their chunks themselves
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!a) return;
+  ahead_ = std::move(a);
+  ahead_->schedule(ahead_->cursor->stream_end);
+}
+
+void RankPayloadReader::stop_ahead() noexcept {
+  if (!ahead_) return;
+  {
+    const std::lock_guard lock(ahead_->m);
+    ahead_->stop = true;
+  }
+  ahead_->cv.notify_all();
+  ahead_->worker.join();
+  ahead_.reset();
+}
+
+RankPayloadReader::Cursor& RankPayloadReader::cursor(std::uint16_t thread) {
+  if (thread >= cursors_.size()) cursors_.resize(std::size_t{thread} + 1);
+  auto& c = cursors_[thread];
+  if (!c) c = std::make_unique<Cursor>(path_);
+  return *c;
+}
+
+bool RankPayloadReader::take_ahead(Cursor& c, std::uint64_t wanted, bool& ended) {
+  switch (ahead_->take()) {
+    case Ahead::State::idle:
+    case Ahead::State::pending:
+    case Ahead::State::running:
+      return false;
+    case Ahead::State::ended:
+      // No chunk of the thread ends after the current one, so none after `wanted` either.
+      c.stream_end = ahead_->stream_end;
+      ended = true;
+      return false;
+    case Ahead::State::failed:
+      // Walked again from the start, so that the read meets the same error at the same place as
+      // without read-ahead (or none: the chunk that failed may be one the read skips unread).
+      c.reader = StreamFileReader(path_);
+      c.stream_end = 0;
+      return false;
+    case Ahead::State::loaded:
+      c.stream_end = ahead_->stream_end;
+      if (c.stream_end <= wanted) return false;  // the read skips it: on from there
+      std::swap(c.chunk, ahead_->chunk);
+      return true;
+  }
+  return false;
+}
+
+bool RankPayloadReader::next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted) {
+  const auto t0 = std::chrono::steady_clock::now();
+  c.loaded = false;
+  hot_ = {};  // the chunk buffer is about to change
+  const bool mine = ahead_ && ahead_->cursor == &c;
+  bool ended = false;
+  bool ok = mine && take_ahead(c, wanted, ended);
+  if (!ok && !ended) ok = load_chunk(c.reader, fd_, thread, wanted, c.chunk, c.stream_end);
+  c.loaded = ok;
+  if (ok && mine) ahead_->schedule(c.stream_end);
+  load_time_ += std::chrono::steady_clock::now() - t0;
+  return ok;
 }
 
 void RankPayloadReader::backwards(const Cursor& c, std::uint16_t thread,
@@ -120,11 +262,11 @@ void RankPayloadReader::backwards(const Cursor& c, std::uint16_t thread,
 
 void RankPayloadReader::missing(const Cursor& c, std::uint16_t thread, std::uint64_t offset,
                                 std::uint64_t want_end) const {
-  const std::string what =
-      "chunk " + std::to_string(c.reader.chunk_index()) + ": payload of thread " +
-      std::to_string(thread) + " ends at byte " + std::to_string(c.stream_end) + ", bytes " +
-      std::to_string(offset) + ".." + std::to_string(want_end) + " are not in the file" +
-      (c.reader.saw_trailer() ? "" : " (stream cut short)");
+  const std::string what = "chunk " + std::to_string(c.reader.chunk_index()) +
+                           ": payload of thread " + std::to_string(thread) + " ends at byte " +
+                           std::to_string(c.stream_end) + ", bytes " + std::to_string(offset) +
+                           ".." + std::to_string(want_end) + " are not in the file" +
+                           (c.reader.saw_trailer() ? "" : " (stream cut short)");
   throw Error::at(path_, what, c.reader.offset());
 }
 

@@ -116,6 +116,22 @@ TEST_F(PackedHash, Vectors) {
   expect_same(vector(3, 3000, 4000, named(MPI_DOUBLE)), 2, "vector of 24000-byte blocks");
 }
 
+TEST_F(PackedHash, LongMessagesAndWholeColumns) {
+  // Long messages: around 1 KiB, a halo row, and a contiguous type past the one-block cache.
+  expect_same(named(MPI_DOUBLE), 127, "1016 bytes (inline)");
+  expect_same(named(MPI_DOUBLE), 128, "1024 bytes (library)");
+  expect_same(named(MPI_DOUBLE), 512, "a 4 KiB row");
+  expect_same(contiguous(300, named(MPI_INT)), 3, "3600 contiguous bytes");
+  // A column that fits the gathering buffer is hashed in one go: short, 1 KiB, halo2d's 256
+  // doubles, exactly the buffer's 8 KiB, and one element more (streamed).
+  expect_same(vector(100, 1, 7, named(MPI_INT)), 1, "400-byte column");
+  expect_same(vector(128, 1, 9, named(MPI_DOUBLE)), 1, "1024-byte column");
+  expect_same(vector(256, 1, 514, named(MPI_DOUBLE)), 1, "halo2d's column");
+  expect_same(vector(1024, 1, 3, named(MPI_DOUBLE)), 1, "8 KiB column");
+  expect_same(vector(1025, 1, 3, named(MPI_DOUBLE)), 1, "8 KiB + 8 column");
+  expect_same(vector(700, 1, 2, named(MPI_DOUBLE_INT)), 1, "column of 16-byte pairs");
+}
+
 TEST_F(PackedHash, Indexed) {
   expect_same(indexed({2, 1, 4}, {0, 5, 9}, named(MPI_FLOAT)), 3, "indexed float");
   expect_same(indexed_block(2, {7, 0, 3}, named(MPI_DOUBLE)), 2, "indexed_block out of order");

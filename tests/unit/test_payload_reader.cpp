@@ -4,9 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
 
 #include "encore/chunk_codec.hpp"
 #include "encore/error.hpp"
@@ -18,7 +17,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class PayloadReaderTest : public TempDirTest {};
+// Every case runs without and with read-ahead: callers see the same bytes and errors.
+class PayloadReaderTest : public TempDirTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  RankPayloadReader open(const fs::path& path) {
+    RankPayloadReader r(path);
+    if (GetParam()) r.read_ahead(0);
+    return r;  // moved: the read-ahead thread's state goes with it
+  }
+};
 
 // Byte k of thread t's payload stream.
 std::byte expected(std::uint16_t t, std::uint64_t k) {
@@ -74,10 +81,10 @@ void expect_bytes(const std::vector<std::byte>& got, std::uint16_t t, std::uint6
     ASSERT_EQ(got[k], expected(t, offset + k)) << "thread " << t << " byte " << offset + k;
 }
 
-TEST_F(PayloadReaderTest, ReadsTwoInterleavedThreadsAcrossChunks) {
+TEST_P(PayloadReaderTest, ReadsTwoInterleavedThreadsAcrossChunks) {
   const auto path = dir_ / "rank-00001.payload";
   const Layout l = write_payload(path, ByteOrder::big);
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   EXPECT_EQ(r.byte_order(), ByteOrder::big);
   EXPECT_EQ(r.header().rank, 1u);
   // Thread 1 first, although its chunks come after thread 0's in the file.
@@ -102,20 +109,20 @@ TEST_F(PayloadReaderTest, ReadsTwoInterleavedThreadsAcrossChunks) {
   EXPECT_TRUE(r.read(0, l.totals[0] + 10, 0).empty());
 }
 
-TEST_F(PayloadReaderTest, SkipsAheadWithoutReadingEverything) {
+TEST_P(PayloadReaderTest, SkipsAheadWithoutReadingEverything) {
   const auto path = dir_ / "p.payload";
   const Layout l = write_payload(path, ByteOrder::little);
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   EXPECT_EQ(r.byte_order(), ByteOrder::little);
   expect_bytes(r.read(0, 3500, 10), 0, 3500);
   expect_bytes(r.read(1, 5000, 100), 1, 5000);
   (void)l;
 }
 
-TEST_F(PayloadReaderTest, BytesPastTheEndAreAnError) {
+TEST_P(PayloadReaderTest, BytesPastTheEndAreAnError) {
   const auto path = dir_ / "p.payload";
   const Layout l = write_payload(path, ByteOrder::little);
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   try {
     r.read(0, l.totals[0] - 5, 10, [](std::span<const std::byte>) {});
     FAIL() << "expected Error";
@@ -128,23 +135,23 @@ TEST_F(PayloadReaderTest, BytesPastTheEndAreAnError) {
   }
 }
 
-TEST_F(PayloadReaderTest, BackwardsReadIsAnError) {
+TEST_P(PayloadReaderTest, BackwardsReadIsAnError) {
   const auto path = dir_ / "p.payload";
   write_payload(path, ByteOrder::little);
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   expect_bytes(r.read(0, 3200, 4), 0, 3200);
   EXPECT_THROW(r.read(0, 10, 4), Error);
   // Other threads are independent.
   expect_bytes(r.read(1, 0, 4), 1, 0);
 }
 
-TEST_F(PayloadReaderTest, TruncatedFileDeliversWhatIsThereThenNamesTheCut) {
+TEST_P(PayloadReaderTest, TruncatedFileDeliversWhatIsThereThenNamesTheCut) {
   const auto path = dir_ / "rank-00001.payload";
   const Layout l = write_payload(path, ByteOrder::little, /*trailer=*/false);
   // Cut in the middle of chunk 4 (thread 1's second chunk, 4096 bytes raw).
   const std::uint64_t cut = l.chunk_offsets[4] + kChunkHeaderSize + 100;
   fs::resize_file(path, cut);
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   // Thread 0's chunks 0, 1, 3 are before the cut.
   expect_bytes(r.read(0, 0, 3101), 0, 0);
   // Thread 1: its first chunk is intact, its second is cut.
@@ -163,11 +170,11 @@ TEST_F(PayloadReaderTest, TruncatedFileDeliversWhatIsThereThenNamesTheCut) {
   EXPECT_THROW(r.read(0, 3101, 1), Error);
 }
 
-TEST_F(PayloadReaderTest, CutAtAChunkBoundarySaysTheStreamEnds) {
+TEST_P(PayloadReaderTest, CutAtAChunkBoundarySaysTheStreamEnds) {
   const auto path = dir_ / "p.payload";
   const Layout l = write_payload(path, ByteOrder::little, /*trailer=*/false);
   fs::resize_file(path, l.chunk_offsets[3]);  // chunks 0..2 only
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   expect_bytes(r.read(0, 0, 3100), 0, 0);
   try {
     r.read(0, 3100, 1, [](std::span<const std::byte>) {});
@@ -179,7 +186,7 @@ TEST_F(PayloadReaderTest, CutAtAChunkBoundarySaysTheStreamEnds) {
   }
 }
 
-TEST_F(PayloadReaderTest, CorruptChunkIsReported) {
+TEST_P(PayloadReaderTest, CorruptChunkIsReported) {
   const auto path = dir_ / "p.payload";
   const Layout l = write_payload(path, ByteOrder::little);
   {
@@ -193,7 +200,7 @@ TEST_F(PayloadReaderTest, CorruptChunkIsReported) {
     std::fputc(c ^ 0x10, f);
     std::fclose(f);
   }
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   expect_bytes(r.read(0, 0, 100), 0, 0);
   try {
     r.read(0, 100, 1, [](std::span<const std::byte>) {});
@@ -205,7 +212,7 @@ TEST_F(PayloadReaderTest, CorruptChunkIsReported) {
   }
 }
 
-TEST_F(PayloadReaderTest, RejectsEventsStreamsAndMissingFiles) {
+TEST_P(PayloadReaderTest, RejectsEventsStreamsAndMissingFiles) {
   const auto ev = dir_ / "rank-00000.events";
   {
     FileHeader fh;
@@ -217,10 +224,10 @@ TEST_F(PayloadReaderTest, RejectsEventsStreamsAndMissingFiles) {
   EXPECT_THROW(RankPayloadReader{dir_ / "missing.payload"}, Error);
 }
 
-TEST_F(PayloadReaderTest, ViewsBytesInOneChunkWithoutCopy) {
+TEST_P(PayloadReaderTest, ViewsBytesInOneChunkWithoutCopy) {
   const auto path = dir_ / "p.payload";
   const Layout l = write_payload(path, ByteOrder::little);
-  RankPayloadReader r(path);
+  RankPayloadReader r = open(path);
   std::span<const std::byte> v;
   // Inside thread 0's second chunk (bytes 100..3099): a view of the chunk.
   ASSERT_TRUE(r.view(0, 200, 50, v));
@@ -235,6 +242,49 @@ TEST_F(PayloadReaderTest, ViewsBytesInOneChunkWithoutCopy) {
   EXPECT_THROW(r.view(0, 10, 4, v), Error);
   EXPECT_THROW(r.view(1, l.totals[1] + 1, 4, v), Error);
 }
+
+TEST_P(PayloadReaderTest, DamageInAChunkTheReadSkipsIsNotSeen) {
+  // Thread 0's chunk 1 (bytes 100..3099, raw) damaged: a read that skips it reads its header
+  // only, so it never sees the damage. Read-ahead loads that chunk whole and fails on it; the
+  // read must still go on as without read-ahead.
+  const auto path = dir_ / "p.payload";
+  const Layout l = write_payload(path, ByteOrder::little);
+  {
+    std::FILE* f = std::fopen(path.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    const long at = static_cast<long>(l.chunk_offsets[1] + kChunkHeaderSize + 10);
+    std::fseek(f, at, SEEK_SET);
+    const int c = std::fgetc(f);
+    std::fseek(f, at, SEEK_SET);
+    std::fputc(c ^ 0x10, f);
+    std::fclose(f);
+  }
+  RankPayloadReader r = open(path);
+  expect_bytes(r.read(0, 0, 10), 0, 0);
+  expect_bytes(r.read(0, 3200, 10), 0, 3200);  // in chunk 6, past chunks 1 and 3
+  expect_bytes(r.read(1, 60, 100), 1, 60);
+  // Thread 0's stream ends at byte 3878: the same message either way.
+  try {
+    r.read(0, l.totals[0], 1, [](std::span<const std::byte>) {});
+    FAIL() << "expected Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ends at byte 3878"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(PayloadReaderTest, LoadTimeCountsTheReads) {
+  const auto path = dir_ / "p.payload";
+  write_payload(path, ByteOrder::little);
+  RankPayloadReader r = open(path);
+  EXPECT_EQ(r.load_time().count(), 0);
+  expect_bytes(r.read(0, 0, 200), 0, 0);
+  EXPECT_GT(r.load_time().count(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadAhead, PayloadReaderTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Ahead" : "Plain";
+                         });
 
 }  // namespace
 }  // namespace encore

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "encore/event.hpp"
+#include "encore/event_format.hpp"
 #include "encore/varint.hpp"
 
 namespace encore {
@@ -46,6 +47,18 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   } else {
     for (std::size_t i = 0; i < n; ++i) out[i] = in[i];
   }
+}
+
+// A body's head and arguments, the extras flag cleared: the body of an event whose only
+// extras were payload references, which a trace without data drops. `extras_at` is where
+// the extras start (RankEventReader::last_extras_at(), 0 < extras_at < body.size()); `out`
+// has room for extras_at bytes.
+[[gnu::always_inline]] inline std::size_t copy_body_drop_extras(std::span<const std::byte> body,
+                                                                std::size_t extras_at,
+                                                                std::byte* out) {
+  copy_short(out, body.data(), extras_at);
+  out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(out[0]) & ~event_format::kHasExtras);
+  return extras_at;
 }
 
 // copy_body_new_extras() for a body whose only extras are ev's payload references (a

@@ -62,6 +62,15 @@ class RankEventReader {
   // The encoded body of the event next() just gave (valid until the next call): what a
   // writer that re-times recorded events copies instead of encoding them again.
   std::span<const std::byte> last_body() const noexcept { return last_body_; }
+  // Where the extras of last_body() start (0: it has none, or the event was decoded the
+  // checked way): a writer that drops every extra copies the bytes before.
+  std::size_t last_extras_at() const noexcept {
+    // extras_p_ is set by fast decoding only, so it lies in the current body only when this
+    // event's extras set it (an earlier event's lies before the body, none is null).
+    const auto p = reinterpret_cast<std::uintptr_t>(extras_p_);
+    const auto b = reinterpret_cast<std::uintptr_t>(last_body_.data());
+    return p > b && p < b + last_body_.size() ? static_cast<std::size_t>(p - b) : 0;
+  }
 
  private:
   struct ThreadPos {
@@ -103,7 +112,8 @@ class RankEventReader {
   std::string problem_;
   std::vector<std::byte> trailer_;
   std::span<const std::byte> last_body_;
-  RepeatExpander repeats_;  // format 1.2's repeated polls
+  const std::byte* extras_p_ = nullptr;  // where the last fast-decoded extras started
+  RepeatExpander repeats_;               // format 1.2's repeated polls
 };
 
 }  // namespace encore

@@ -33,6 +33,10 @@ class OrderedEventReader {
   std::span<const std::byte> last_body() const noexcept {
     return remaining_.size() <= 1 ? reader_.last_body() : std::span<const std::byte>{};
   }
+  // RankEventReader::last_extras_at() of that body (0 when there is none).
+  std::size_t last_extras_at() const noexcept {
+    return remaining_.size() <= 1 ? reader_.last_extras_at() : 0;
+  }
 
  private:
   RankEventReader reader_;

@@ -7,8 +7,14 @@
 // reader keeps one cursor per thread, each holding at most that thread's current chunk:
 // memory stays at one chunk per thread whatever the trace length. A cursor walks the file
 // reading only the headers of other threads' chunks.
+//
+// With read_ahead(), a thread of its own reads, checks and decompresses one thread's next chunk
+// while the caller works on the current one (a replay: the other core is idle), so memory is
+// two chunks for that thread. What callers see is the same, errors included: a chunk loaded
+// ahead that the next read does not want, or that failed, is walked again as without it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -65,6 +71,13 @@ class RankPayloadReader {
   // The same, into a vector (replaced). For small reads.
   std::vector<std::byte> read(std::uint16_t thread, std::uint64_t offset, std::uint64_t n);
 
+  // Loads `thread`'s chunks one ahead on a thread of this reader's, starting with its first
+  // chunk now. Call once, before reading; the thread is joined by the destructor.
+  void read_ahead(std::uint16_t thread = 0);
+  // Time the calling thread spent loading chunks or waiting for one loaded ahead: what reading
+  // the payload cost the reads.
+  std::chrono::nanoseconds load_time() const noexcept { return load_time_; }
+
   const FileHeader& header() const noexcept { return header_; }
   // Byte order of the host that wrote the payloads (the receiving rank's).
   ByteOrder byte_order() const noexcept { return header_.byte_order; }
@@ -72,9 +85,13 @@ class RankPayloadReader {
 
  private:
   struct Cursor;
+  struct Ahead;
   Cursor& cursor(std::uint16_t thread);
   // Loads the thread's next chunk; false at a clean end of file. Throws Error on damage.
   bool next_chunk(Cursor& c, std::uint16_t thread, std::uint64_t wanted);
+  // The chunk loaded ahead, if it is the one `wanted` needs; false: load it the usual way.
+  bool take_ahead(Cursor& c, std::uint64_t wanted, bool& ended);
+  void stop_ahead() noexcept;
   // Checks that a read at `offset` does not go backwards and moves the cursor's floor.
   Cursor& start_read(std::uint16_t thread, std::uint64_t offset);
   [[noreturn]] void missing(const Cursor& c, std::uint16_t thread, std::uint64_t offset,
@@ -97,6 +114,8 @@ class RankPayloadReader {
   FileHeader header_;
   int fd_ = -1;                                   // for peeking at chunk headers
   std::vector<std::unique_ptr<Cursor>> cursors_;  // by thread index
+  std::unique_ptr<Ahead> ahead_;                  // the read-ahead thread, if started
+  std::chrono::nanoseconds load_time_{0};
 };
 
 }  // namespace encore
