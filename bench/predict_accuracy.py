@@ -57,7 +57,7 @@ With --self-only, only the recordings and the `self` rows (no plain runs, no rep
 models' own error, which a loaded machine hardly moves.
 Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
        [--period-us 2000] [--slow-real dilate|quota|both] [--args 'halo2d=512 200;ring=...']
-       [--self-only]"""
+       [--self-only] [--record-args '--zstd-level 0']"""
 import argparse
 import json
 import os
@@ -243,6 +243,9 @@ def main():
                     help="let the scheduler place the ranks (default: one per core)")
     ap.add_argument("--self-only", action="store_true",
                     help="record and give the self rows only (no plain runs, no replays)")
+    ap.add_argument("--record-args", default="",
+                    help="extra `encore record` options for every recording, e.g. "
+                    "'--zstd-level 0' (nothing compressed during the run)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
@@ -254,6 +257,7 @@ def main():
     for item in filter(None, a.args.split(";")):
         name, _, args = item.partition("=")
         example_args[name.strip()] = args
+    record_args = a.record_args.split()
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
     probe = build / "bench/libbench_span_probe.so"
@@ -287,7 +291,8 @@ def main():
                 if plain is not None:
                     plain_s.append(plain)
                 trace = tmp / f"{name}-{i}"
-                run([tool, "record", "-o", trace, "--", *mpiexec, "-n", 2, *program])
+                run([tool, "record", *record_args, "-o", trace, "--", *mpiexec, "-n", 2,
+                     *program])
                 for model in ("loggps", "logged", "seed"):
                     pred, rec = predict(tool, trace, model, recorded=True)
                     if plain is not None:
@@ -297,8 +302,8 @@ def main():
                 err["self overhead"].append(100 * peer_overhead_s(trace) / rec)
                 if not a.self_only:
                     bare = tmp / f"{name}-{i}-bare"
-                    run([tool, "record", "--payload-ranks", "none", "-o", bare, "--", *mpiexec,
-                         "-n", 2, *program])
+                    run([tool, "record", *record_args, "--payload-ranks", "none", "-o", bare,
+                         "--", *mpiexec, "-n", 2, *program])
                     for model in ("loggps", "logged"):
                         doc = predict_doc(tool, bare, model)
                         err[f"model nopayload {model}"].append(

@@ -5,10 +5,13 @@
 #include <deque>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "call_class.hpp"
+#include "completions.hpp"
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
@@ -48,9 +51,22 @@ struct SendSample {
   std::uint64_t bytes;
   bool buffered;  // Bsend: never waits for its receive, whatever the size
 };
+// A receive's completion: `start` is when the rank began waiting for it (a blocking receive's
+// start; a Wait*'s; a Test* loop's first unsuccessful poll), `end` the completing call's end.
+// Receives completed by one call share its `group`: its end is the last of them to arrive, so
+// only the group's tightest sample says anything of L.
 struct RecvSample {
   std::int64_t start, end;
+  std::uint64_t group;
 };
+// An Irecv not yet completed, by request (thread, event index).
+struct PendingRecv {
+  std::uint64_t comm_id;
+  std::int64_t source, tag;  // as posted: wildcards resolved by the completing call's status
+};
+std::uint64_t request_key(std::uint64_t thread, std::uint64_t index) {
+  return (thread << 48) ^ index;
+}
 // One blocking collective as its members recorded it (uncorrected times).
 struct CollSample {
   CollKind kind;
@@ -95,8 +111,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   std::map<std::pair<std::uint64_t, std::uint64_t>, CollSample> colls;  // (comm id, sequence)
   // The last send's queue: a rank's sends mostly repeat their envelope (map nodes stay put).
   std::pair<Envelope, std::deque<SendSample>*> last_sends{};
+  std::uint64_t groups = 0;  // completing calls seen (RecvSample::group)
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
     std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
+    std::unordered_map<std::uint64_t, PendingRecv> irecvs;
+    std::int64_t polling_since = -1;  // the current run of unsuccessful Test* calls began
     const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
@@ -111,7 +130,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // (Looked up only for the calls measured below: most of a trace is waits and polls.)
       const bool measured =
           ev.rc == 0 && (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv ||
-                         c.op == Op::recv || c.op == Op::coll);
+                         c.op == Op::recv || c.op == Op::irecv || c.op == Op::coll);
       const std::uint64_t comm_id =
           measured ? static_cast<std::uint64_t>(scalar_of(ev, Role::comm)) : 0;
       const CommInfo* comm = measured ? ctx.comm(comm_id) : nullptr;
@@ -140,13 +159,43 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (dst >= 0 && f.params.rendezvous(n))
           sends[{r, dst, scalar_of(ev, Role::tag, 0), comm_id}].push_back({raw_start, n, false});
       }
+      const std::int64_t raw_end = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
       if (ev.rc == 0 && (c.op == Op::recv || c.op == Op::sendrecv)) {
         const ArgValue* st = arg_of(ev, Role::status_out);
         const std::int64_t src =
             st && !st->statuses.empty() ? world_of(st->statuses[0].source) : -1;
         if (src >= 0)
-          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back(
-              {raw_start, raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns)});
+          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back({raw_start, raw_end, groups++});
+      } else if (ev.rc == 0 && c.op == Op::irecv && comm) {
+        irecvs[request_key(ev.thread, ev.index)] = {comm_id, scalar_of(ev, Role::peer),
+                                                    scalar_of(ev, Role::tag)};
+      } else if (ev.rc == 0 && (c.op == Op::wait || c.op == Op::test) && !irecvs.empty()) {
+        // An Irecv completed here was waited for from this call's start, or from the first
+        // poll of a Test* loop that had not found it yet.
+        if (completes(c, ev)) {
+          const std::int64_t since =
+              c.op == Op::test && polling_since >= 0 ? polling_since : raw_start;
+          const std::uint64_t group = groups++;
+          for_each_completed(c, ev, [&](const RequestRef& ref, const StatusRecord* st) {
+            const auto it = irecvs.find(request_key(ref.thread, ref.event));
+            if (it == irecvs.end()) return;
+            const PendingRecv pr = it->second;
+            irecvs.erase(it);
+            const std::int64_t source = pr.source == MPI_ANY_SOURCE && st ? st->source : pr.source;
+            const std::int64_t tag = pr.tag == MPI_ANY_TAG && st ? st->tag : pr.tag;
+            const CommInfo* in = ctx.comm(pr.comm_id);
+            if (!in || source < 0 || source >= in->size() || tag == MPI_ANY_TAG) return;
+            if (st && (st->bits & event_format::kStatusCancelled)) return;
+            const std::int64_t src = in->members[static_cast<std::size_t>(source)];
+            recvs[{src, r, tag, pr.comm_id}].push_back({since, raw_end, group});
+          });
+        }
+      }
+      // A Test* that found nothing extends the polling run; any other call ends it.
+      if (c.op == Op::test && ev.rc == 0 && !completes(c, ev)) {
+        if (polling_since < 0) polling_since = raw_start;
+      } else {
+        polling_since = -1;
       }
       if (ev.rc == 0 && c.op == Op::coll && comm && comm->size() > 1 && comm->rank >= 0) {
         // Above S a collective's time is mostly its bytes: a sample of G where no
@@ -176,10 +225,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   }
   LogGPSParams& p = f.params;
   f.send_samples = small_sends.size();
-  if (!small_sends.empty())
-    p.o = median(small_sends);
-  else
-    f.notes += "o: no small sends, default; ";
+  if (!small_sends.empty()) p.o = median(small_sends);
   // G: least squares over the fastest send of each size class (eager sizes only).
   std::vector<std::pair<double, double>> pts;
   for (const auto& [cls, v] : fastest)
@@ -196,15 +242,25 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
     const double k = static_cast<double>(pts.size());
     const double den = k * sxx - sx * sx;
     if (den > 0) p.G = std::max(0.0, (k * sxy - sx * sy) / den);
+    // Without small sends (a halo exchange's rows and columns), o is where the send
+    // durations' line meets size 0.
+    if (small_sends.empty() && den > 0) {
+      p.o = std::max(0.0, (sy - p.G * sx) / k);
+      f.notes += "o: no small sends, the intercept of the sizes' line; ";
+    }
   } else {
     f.notes += "G: fewer than two send sizes, default; ";
   }
+  if (small_sends.empty() && pts.size() < 2) f.notes += "o: no small sends, default; ";
   // L: eager pairs matched in order per (source, destination, tag, communicator id). Pairs
   // above S (rendezvous) give each size class its own G once L is known.
-  std::vector<double> lat;
+  // One sample per completing call: its receives' tightest (a Waitall ends when its last
+  // message arrives, so the others' samples only add their lead over it).
+  std::unordered_map<std::uint64_t, double> lat_by_group;
   struct LargePair {
     std::uint64_t bytes;
     std::int64_t send_start, recv_start, recv_end;
+    std::uint64_t group;
   };
   std::vector<LargePair> large;  // timed once L is known
   for (auto& [env, rq] : recvs) {
@@ -220,13 +276,19 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // mostly the peer's own capture work and descheduling, which a plain run does not have.
       if (q.start > s.start) continue;
       if (p.rendezvous(s.bytes)) {
-        if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end});
+        if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end, q.group});
         continue;
       }
       const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
-      lat.push_back(static_cast<double>(q.end - s.start) - 2 * p.o - x);
+      const double l = static_cast<double>(q.end - s.start) - 2 * p.o - x;
+      auto [at, fresh] = lat_by_group.try_emplace(q.group, l);
+      if (!fresh) at->second = std::min(at->second, l);
     }
   }
+  std::vector<double> lat;
+  lat.reserve(lat_by_group.size());
+  for (const auto& [group, l] : lat_by_group) lat.push_back(l);
+  f.latency_samples = lat.size();
   if (!lat.empty()) {
     p.L = std::max(0.0, low_quantile(lat));
     if (p.L > kMaxPlausibleL) {
@@ -248,12 +310,18 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   // waiting pairs. Not the low end as for L: a run pays every transfer's copies. Not the mean
   // over late receives too: that fits the recording's distortion (on the ring example it
   // took G from 0.35 to 1.5-3.6 ns/B and predicted 0.61-0.97 s for a 0.44 s plain run).
-  std::map<int, std::vector<double>> by_class;
+  // (Per completing call and class, its tightest pair, as for L.)
+  std::map<std::pair<std::uint64_t, int>, double> by_group;
   for (const LargePair& l : large)
-    if (l.bytes > 1)
-      by_class[static_cast<int>(std::bit_width(l.bytes))].push_back(
-          rendezvous_transfer(l.send_start, l.recv_start, l.recv_end, p) /
-          static_cast<double>(l.bytes - 1));
+    if (l.bytes > 1) {
+      const double g = rendezvous_transfer(l.send_start, l.recv_start, l.recv_end, p) /
+                       static_cast<double>(l.bytes - 1);
+      auto [at, fresh] =
+          by_group.try_emplace({l.group, static_cast<int>(std::bit_width(l.bytes))}, g);
+      if (!fresh) at->second = std::min(at->second, g);
+    }
+  std::map<int, std::vector<double>> by_class;
+  for (const auto& [key, g] : by_group) by_class[key.second].push_back(g);
   for (const auto& [cls, g] : by_class) f.large_pairs += g.size();
   // Classes no rendezvous pair measured: from the collectives above S that do not reduce,
   // each the G with which its algorithm's last member ends when it did (collective_G),
@@ -303,6 +371,7 @@ nlohmann::json to_json(const FitReport& f) {
           {"send_samples", f.send_samples},
           {"size_classes", f.size_classes},
           {"pairs", f.pairs},
+          {"latency_samples", f.latency_samples},
           {"large_pairs", f.large_pairs},
           {"collective_samples", f.collective_samples},
           {"reduction_samples", f.reduction_samples},
@@ -315,8 +384,9 @@ std::string describe(const FitReport& f) {
   for (const SizeClassG& c : f.params.G_classes)
     large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
   return fmt::format(
-      "o from {} small sends, G from {} size classes, L from {} matched pairs; {}{}{}{}{}",
-      f.send_samples, f.size_classes, f.pairs, f.notes,
+      "o from {} small sends, G from {} size classes, L from {} of {} matched pairs (one per "
+      "completing call whose receive was waiting); {}{}{}{}{}",
+      f.send_samples, f.size_classes, f.latency_samples, f.pairs, f.notes,
       large.empty()
           ? "; no rendezvous pair with a waiting receive: one G for all sizes"
           : fmt::format("; above S, from {} rendezvous pairs and {} collectives: ", f.large_pairs,
