@@ -208,6 +208,7 @@ int predict_main(const PredictOptions& o) {
   doc["compute_scale"] = {{"overall", scale.overall},
                           {"replayed_ranks", scale.replayed_ranks},
                           {"call_sites", scale.by_callsite.size()}};
+  if (scale.source_rank) doc["compute_scale"]["source_rank"] = *scale.source_rank;
   std::int64_t predicted_end = 0, recorded_end = 0;
   auto& ranks = doc["ranks"] = nlohmann::json::array();
   std::vector<std::string> problems;
@@ -222,6 +223,8 @@ int predict_main(const PredictOptions& o) {
                         {"predicted", totals_json(p)}};
     if (const auto it = profile_of.find(r); it != profile_of.end())
       j["profile"] = it->second.parent_path().string();
+    else if (scale.source_rank)
+      j["aligned_segments"] = rank_feeds[r]->aligned_segments();
     ranks.push_back(j);
     if (auto pr = rank_feeds[r]->problem(); !pr.empty()) problems.push_back(pr);
   }
@@ -264,8 +267,10 @@ int predict_main(const PredictOptions& o) {
     fmt::print("  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
                scale.replayed_ranks == 0
                    ? std::string("as captured: no replay profile given")
-                   : fmt::format("x{:.4f} of the capture overall, per call site for {} sites",
-                                 scale.overall, scale.by_callsite.size()));
+                   : fmt::format("rank {}'s replayed segments where the calls line up, "
+                                 "else x{:.4f} of the capture overall, per call site for {} "
+                                 "sites",
+                                 *scale.source_rank, scale.overall, scale.by_callsite.size()));
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
     if (const auto ps = span.predicted_s(n), rs = span.recorded_s(n); ps && rs)
