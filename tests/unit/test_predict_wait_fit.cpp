@@ -104,16 +104,18 @@ TEST_F(PredictWaitFit, ATestLoopMeasuresFromItsFirstPollAndOnlyIfThatWasBeforeTh
 }
 
 TEST_F(PredictWaitFit, AHaloExchangeFitsOFromTheSizesLineAndLFromItsWaitall) {
-  // No send of 1 KiB or less: the fastest 2048 B send took 612 ns, the 4096 B one 1124:
-  // G 0.25, the line meets size 0 at o = 100. The Waitall (from 1'009'200, before both
-  // sends) ended at 1'013'000: the later send (4096 B at 1'010'700) gives
-  // 1'013'000 - 1'010'700 - 2o - 4095 G = 1076.25, the earlier 2288.25: L = 1076.25.
+  // No send of 1 KiB or less: the fastest 2048 B send took 612 ns, the 4096 B one 1124 (the
+  // one to MPI_PROC_NULL, 30 ns, is no sample): G 0.25, the line meets size 0 at o = 100. The
+  // Waitall (from 1'009'200, before both sends) ended at 1'013'000: the later send (4096 B at
+  // 1'010'700) gives 1'013'000 - 1'010'700 - 2o - 4095 G = 1076.25, the earlier 2288.25: L =
+  // 1076.25.
   const TraceDir d(dir_);
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(send(fn::Isend, 1, 0, 2048), 612), 1'010'000},
               {timed(send(fn::Isend, 1, 1, 4096), 1124), 1'010'700},
               {timed(waitall({1, 2}), 100), 1'011'900},
+              {timed(send(fn::Isend, kProcNull, 2, 4096), 30), 1'012'000},
               {timed(call(fn::Finalize), 100), 1'100'000}});
   write_rank(
       d, 1,

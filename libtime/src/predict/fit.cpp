@@ -138,7 +138,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (!comm || peer < 0 || peer >= comm->size()) return -1;
         return comm->members[static_cast<std::size_t>(peer)];
       };
-      if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync) {
+      // (A send to MPI_PROC_NULL returns at once whatever its size: no sample of o or G.)
+      if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync &&
+          scalar_of(ev, Role::peer) != MPI_PROC_NULL) {
         const std::uint64_t n = message_bytes(ctx, ev).sent;
         const double d = static_cast<double>(ev.end_ns - ev.start_ns);
         if (n <= 1024) small_sends.push_back(d);
