@@ -201,6 +201,21 @@ TEST_F(PredictPipeline, AnSpmdRankKeepsItsOwnShareOfEachKindOfSegment) {
   EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 14000, 10000, 1000}));
 }
 
+TEST_F(PredictPipeline, NotTheSameWorkFallsBackToTheOverallRatio) {
+  // Rank 1's Barrier-to-Barrier segments sum to 3x rank 0's (more than twice): they scale by
+  // the overall ratio; the first and last kinds (1x) follow rank 0's replay.
+  write_rank(cap_, 0, barriers({10000, 10000, 10000, 10000, 1000}), 1'000'000);
+  write_rank(cap_, 1, barriers({10000, 30000, 30000, 30000, 1000}), 1'000'000);
+  write_rank(prof_, 0, barriers({5000, 4000, 6000, 5000, 500}), 0);
+  predict::ComputeScale scale;
+  auto s = predict(true, &scale);
+  const auto scaled = [&](double ns) {
+    return static_cast<std::int64_t>(ns * scale.overall + 0.5);
+  };
+  EXPECT_EQ(computes(s, 1),
+            (std::vector<std::int64_t>{5000, scaled(30000), scaled(30000), scaled(30000), 500}));
+}
+
 TEST_F(PredictPipeline, PollsAreSkippedWhenLiningUpAndTheirSegmentsScaled) {
   // Rank 1 polled once (a Test that completed nothing) between its second and third
   // barriers: the segments before and after the poll use the overall ratio, the next ones

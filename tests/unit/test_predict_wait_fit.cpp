@@ -134,6 +134,32 @@ TEST_F(PredictWaitFit, AHaloExchangeFitsOFromTheSizesLineAndLFromItsWaitall) {
   EXPECT_DOUBLE_EQ(f.params.L, 1076.25);
 }
 
+TEST_F(PredictWaitFit, IrecvsPairInPostingOrderWhateverOrderTheyComplete) {
+  // Two Irecvs of one envelope, the second waited for first: it holds the second send (MPI
+  // matches in posting order), 1'020'000, its Wait ending at 1'021'500: L = 1500 - 2o - 7G.
+  // The first Irecv's Wait began after the first send: no sample. (Paired in completion order,
+  // the second Wait would give 11'500 - 2o - 7G.)
+  const TraceDir d(dir_);
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Isend, 1, 0, 8), 100), 1'010'000},
+              {timed(send(fn::Isend, 1, 0, 8), 100), 1'020'000},
+              {timed(waitall({1, 2}), 100), 1'020'200},
+              {timed(call(fn::Finalize), 100), 1'100'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Irecv, 0, 0, 0, 8), 50), 1'009'000},
+              {timed(recv(fn::Irecv, 0, 0, 0, 8), 50), 1'009'100},
+              {timed(completing(fn::Wait, {2}, {{0, 0, 0, 8, 0}}), 12'300), 1'009'200},
+              {timed(completing(fn::Wait, {1}, {{0, 0, 0, 8, 0}}), 100), 1'021'600},
+              {timed(call(fn::Finalize), 100), 1'100'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_EQ(f.pairs, 2u);
+  EXPECT_EQ(f.latency_samples, 1u);
+  EXPECT_DOUBLE_EQ(f.params.o, 100);
+  EXPECT_DOUBLE_EQ(f.params.L, 1500 - 200 - 7 * f.params.G);
+}
+
 TEST_F(PredictWaitFit, NoWaitingReceiveKeepsTheDefaultL) {
   // Only a Wait that began after its send: L stays the default and the notes say why.
   const TraceDir d(dir_);

@@ -31,6 +31,7 @@ struct PredictOptions {
   std::string out;
   std::string model = "loggps";
   std::string params;
+  std::string infer = "ratio";
   bool json = false;
 };
 
@@ -150,7 +151,8 @@ int predict_main(const PredictOptions& o) {
     params = fit->params;
   }
 
-  const predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
+  predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
+  if (o.infer != "aligned") scale.source_rank.reset();
   std::vector<std::unique_ptr<predict::RankFeed>> feeds;
   std::vector<predict::TraceRankFeed*> rank_feeds;
   std::uint64_t total_events = 0;
@@ -264,13 +266,16 @@ int predict_main(const PredictOptions& o) {
       (rank_feeds[r]->replayed() ? measured : inferred) += fmt::format(
           "{}{}", (rank_feeds[r]->replayed() ? measured : inferred).empty() ? "" : " ", r);
     fmt::print("  compute measured by replay: ranks {}\n", measured.empty() ? "none" : measured);
-    fmt::print("  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
-               scale.replayed_ranks == 0
-                   ? std::string("as captured: no replay profile given")
-                   : fmt::format("rank {}'s replayed segments where the calls line up, "
-                                 "else x{:.4f} of the capture overall, per call site for {} "
-                                 "sites",
-                                 *scale.source_rank, scale.overall, scale.by_callsite.size()));
+    fmt::print(
+        "  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
+        scale.replayed_ranks == 0
+            ? std::string("as captured: no replay profile given")
+            : fmt::format("{}x{:.4f} of the capture overall, per call site for {} sites",
+                          scale.source_rank ? fmt::format("rank {}'s replayed segments where the "
+                                                          "calls line up, else ",
+                                                          *scale.source_rank)
+                                            : std::string(),
+                          scale.overall, scale.by_callsite.size()));
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
     if (const auto ps = span.predicted_s(n), rs = span.recorded_s(n); ps && rs)
@@ -320,6 +325,12 @@ Subcommand add_predict(CLI::App& parent) {
   app->add_option("--params", o->params,
                   "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "
                   "fitted from the capture");
+  app->add_option("--infer", o->infer,
+                  "compute of ranks without a profile: ratio (their captured compute times the "
+                  "replayed ranks' replayed / captured) or aligned (the lowest replayed rank's "
+                  "replayed segments where the calls line up and the work matches, else ratio)")
+      ->check(CLI::IsMember({"ratio", "aligned"}))
+      ->capture_default_str();
   app->add_flag("--json", o->json, "Print the summary as one JSON object");
   app->footer(std::string(kExitCodesFooter) +
               " Exit 1 also when the loggps model cannot order the calls.");

@@ -85,8 +85,12 @@ std::optional<std::int64_t> AlignedCompute::next(const Event& ev) {
   if (!s.aligned) return std::nullopt;
   const auto it = sums_.find(s.kind);
   if (it == sums_.end() || it->second.source <= 0) return std::nullopt;
+  // Not the same work (a root's share, a rank that waits in compute): the source's segments
+  // say little of this rank's, and a small captured sum would magnify its replay's noise.
+  const double share = it->second.rank / it->second.source;
+  if (share < kMinShare || share > kMaxShare) return std::nullopt;
   ++aligned_;
-  return std::llround(static_cast<double>(s.source_replayed) * it->second.rank / it->second.source);
+  return std::llround(static_cast<double>(s.source_replayed) * share);
 }
 
 }  // namespace encore::predict

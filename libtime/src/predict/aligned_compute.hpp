@@ -6,7 +6,9 @@
 // whatever the capture added to that one segment (the writer thread taking the core for a
 // few ms), which no replay measured and which a two-rank exchange turns into the other rank's
 // wait. Unsuccessful polls (Test*, Iprobe) may differ in number between the ranks: they are
-// skipped when lining the calls up, and the segments around them are not aligned.
+// skipped when lining the calls up, and the segments around them are not aligned. Used by
+// `encore predict --infer aligned` (not the default: not yet measured against plain runs on
+// an idle machine).
 // Internal to libtime's predict code.
 #pragma once
 
@@ -24,6 +26,10 @@ namespace encore::predict {
 
 class AlignedCompute {
  public:
+  // A kind of segment follows the source only where this rank's captured sum is within these
+  // factors of the source's.
+  static constexpr double kMinShare = 0.5, kMaxShare = 2.0;
+
   // `rank` inferred from `source`, whose replay profile's events are `source_profile`. Reads
   // both captures once to sum each kind of aligned segment (what next() then scales by).
   AlignedCompute(const TraceDir& capture, std::uint32_t rank, std::uint32_t source,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -63,7 +64,13 @@ struct RecvSample {
 struct PendingRecv {
   std::uint64_t comm_id;
   std::int64_t source, tag;  // as posted: wildcards resolved by the completing call's status
+  // Without wildcards, its place in its envelope's queue, taken when posted: MPI matches
+  // in posting order, whatever order the Wait*s complete them in.
+  std::deque<RecvSample>* queue = nullptr;
+  std::size_t pos = 0;
 };
+// A posted receive not (yet) completed: never a sample (it counts as a late one).
+inline constexpr RecvSample kUnfinished{std::numeric_limits<std::int64_t>::max(), 0, 0};
 std::uint64_t request_key(std::uint64_t thread, std::uint64_t index) {
   return (thread << 48) ^ index;
 }
@@ -90,6 +97,12 @@ std::uint64_t collective_bytes(const RankContext& ctx, const Event& ev, CollKind
   return collective_block(kind, sent, got, p);
 }
 inline constexpr std::size_t kMaxCollSamples = 4096;  // bounds the fit's memory and time
+// Irecvs followed to their completion per rank: each costs a lookup at its Wait* and a
+// queued sample, so a rank's first ones only (a prefix keeps the in-order pairing right),
+// about 64 Ki in all.
+inline std::size_t max_irecvs_per_rank(std::uint32_t nprocs) {
+  return std::max<std::size_t>(64, 65536 / std::max<std::uint32_t>(nprocs, 1));
+}
 
 std::int64_t last_end(const CollSample& cs) {
   return *std::max_element(cs.end.begin(), cs.end.end());
@@ -112,10 +125,12 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   // The last send's queue: a rank's sends mostly repeat their envelope (map nodes stay put).
   std::pair<Envelope, std::deque<SendSample>*> last_sends{};
   std::uint64_t groups = 0;  // completing calls seen (RecvSample::group)
+  const std::size_t max_irecvs = max_irecvs_per_rank(manifest.nprocs);
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
     std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
     std::unordered_map<std::uint64_t, PendingRecv> irecvs;
     std::int64_t polling_since = -1;  // the current run of unsuccessful Test* calls began
+    std::size_t followed = 0;         // Irecvs followed on this rank
     const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
@@ -129,8 +144,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // program, which is what the pairing below assumes.
       // (Looked up only for the calls measured below: most of a trace is waits and polls.)
       const bool measured =
-          ev.rc == 0 && (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv ||
-                         c.op == Op::recv || c.op == Op::irecv || c.op == Op::coll);
+          ev.rc == 0 &&
+          (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv || c.op == Op::recv ||
+           c.op == Op::coll || (c.op == Op::irecv && followed < max_irecvs));
       const std::uint64_t comm_id =
           measured ? static_cast<std::uint64_t>(scalar_of(ev, Role::comm)) : 0;
       const CommInfo* comm = measured ? ctx.comm(comm_id) : nullptr;
@@ -168,9 +184,15 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
             st && !st->statuses.empty() ? world_of(st->statuses[0].source) : -1;
         if (src >= 0)
           recvs[{src, r, st->statuses[0].tag, comm_id}].push_back({raw_start, raw_end, groups++});
-      } else if (ev.rc == 0 && c.op == Op::irecv && comm) {
-        irecvs[request_key(ev.thread, ev.index)] = {comm_id, scalar_of(ev, Role::peer),
-                                                    scalar_of(ev, Role::tag)};
+      } else if (ev.rc == 0 && c.op == Op::irecv && comm && followed < max_irecvs) {
+        ++followed;
+        PendingRecv pr{comm_id, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag)};
+        if (const std::int64_t src = world_of(pr.source); src >= 0 && pr.tag != MPI_ANY_TAG) {
+          pr.queue = &recvs[{src, r, pr.tag, comm_id}];
+          pr.pos = pr.queue->size();
+          pr.queue->push_back(kUnfinished);
+        }
+        irecvs[request_key(ev.thread, ev.index)] = pr;
       } else if (ev.rc == 0 && (c.op == Op::wait || c.op == Op::test) && !irecvs.empty()) {
         // An Irecv completed here was waited for from this call's start, or from the first
         // poll of a Test* loop that had not found it yet.
@@ -183,11 +205,15 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
             if (it == irecvs.end()) return;
             const PendingRecv pr = it->second;
             irecvs.erase(it);
+            if (st && (st->bits & event_format::kStatusCancelled)) return;
+            if (pr.queue) {
+              (*pr.queue)[pr.pos] = {since, raw_end, group};
+              return;
+            }
             const std::int64_t source = pr.source == MPI_ANY_SOURCE && st ? st->source : pr.source;
             const std::int64_t tag = pr.tag == MPI_ANY_TAG && st ? st->tag : pr.tag;
             const CommInfo* in = ctx.comm(pr.comm_id);
             if (!in || source < 0 || source >= in->size() || tag == MPI_ANY_TAG) return;
-            if (st && (st->bits & event_format::kStatusCancelled)) return;
             const std::int64_t src = in->members[static_cast<std::size_t>(source)];
             recvs[{src, r, tag, pr.comm_id}].push_back({since, raw_end, group});
           });
