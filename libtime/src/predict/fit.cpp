@@ -98,10 +98,10 @@ std::uint64_t collective_bytes(const RankContext& ctx, const Event& ev, CollKind
 }
 inline constexpr std::size_t kMaxCollSamples = 4096;  // bounds the fit's memory and time
 // Irecvs followed to their completion per rank: each costs a lookup at its Wait* and a
-// queued sample, so a rank's first ones only (a prefix keeps the in-order pairing right),
-// about 64 Ki in all.
+// queued sample (about 1800 instructions in all), so a rank's first ones only (a prefix
+// keeps the in-order pairing right), about 16 Ki in all.
 inline std::size_t max_irecvs_per_rank(std::uint32_t nprocs) {
-  return std::max<std::size_t>(64, 65536 / std::max<std::uint32_t>(nprocs, 1));
+  return std::max<std::size_t>(64, 16384 / std::max<std::uint32_t>(nprocs, 1));
 }
 
 std::int64_t last_end(const CollSample& cs) {
