@@ -160,6 +160,34 @@ TEST_F(PredictWaitFit, IrecvsPairInPostingOrderWhateverOrderTheyComplete) {
   EXPECT_DOUBLE_EQ(f.params.L, 1500 - 200 - 7 * f.params.G);
 }
 
+TEST_F(PredictWaitFit, BothDirectionsCancelAClockOffsetError) {
+  // Rank 1's clock reads 3000 ns early (its offset estimate was off); o 100, G the default
+  // (one send size), true L 1000. 0 -> 1: the send at 1'010'000, rank 1's Wait ends at true
+  // 1'011'200, recorded 1'008'200: -2000 - 7G. 1 -> 0: the send at true 1'020'000, recorded
+  // 1'017'000, rank 0's Wait ends at 1'021'200: 4000 - 7G. One way alone would give 0 or
+  // 4000; both ways, the mean: 1000 - 7G.
+  const TraceDir d(dir_);
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Isend, 1, 0, 8), 100), 1'010'000},
+              {timed(waitall({1}), 50), 1'010'200},
+              {timed(recv(fn::Irecv, 1, 1, 1, 8), 50), 1'015'900},
+              {timed(completing(fn::Wait, {3}, {{0, 1, 1, 8, 0}}), 5200), 1'016'000},
+              {timed(call(fn::Finalize), 100), 1'100'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Irecv, 0, 0, 0, 8), 50), 1'007'900},
+              {timed(completing(fn::Wait, {1}, {{0, 0, 0, 8, 0}}), 200), 1'008'000},
+              {timed(send(fn::Isend, 0, 1, 8), 100), 1'017'000},
+              {timed(waitall({3}), 50), 1'017'200},
+              {timed(call(fn::Finalize), 100), 1'100'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_EQ(f.latency_samples, 2u);
+  EXPECT_EQ(f.latency_rank_pairs, 1u);
+  EXPECT_DOUBLE_EQ(f.params.G, predict::LogGPSParams{}.G);
+  EXPECT_DOUBLE_EQ(f.params.L, 1000 - 7 * f.params.G);
+}
+
 TEST_F(PredictWaitFit, NoWaitingReceiveKeepsTheDefaultL) {
   // Only a Wait that began after its send: L stays the default and the notes say why.
   const TraceDir d(dir_);

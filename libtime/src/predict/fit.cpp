@@ -284,7 +284,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   // above S (rendezvous) give each size class its own G once L is known.
   // One sample per completing call: its receives' tightest (a Waitall ends when its last
   // message arrives, so the others' samples only add their lead over it).
-  std::unordered_map<std::uint64_t, double> lat_by_group;
+  struct Latency {
+    double l;
+    std::int64_t src, dst;
+  };
+  std::unordered_map<std::uint64_t, Latency> lat_by_group;
   struct LargePair {
     std::uint64_t bytes;
     std::int64_t send_start, recv_start, recv_end;
@@ -309,16 +313,30 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       }
       const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
       const double l = static_cast<double>(q.end - s.start) - 2 * p.o - x;
-      auto [at, fresh] = lat_by_group.try_emplace(q.group, l);
-      if (!fresh) at->second = std::min(at->second, l);
+      auto [at, fresh] =
+          lat_by_group.try_emplace(q.group, Latency{l, std::get<0>(env), std::get<1>(env)});
+      if (!fresh) at->second.l = std::min(at->second.l, l);
     }
   }
   std::vector<double> lat;
   lat.reserve(lat_by_group.size());
-  for (const auto& [group, l] : lat_by_group) lat.push_back(l);
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> by_direction;
+  for (const auto& [group, g] : lat_by_group) {
+    lat.push_back(g.l);
+    by_direction[{g.src, g.dst}].push_back(g.l);
+  }
   f.latency_samples = lat.size();
+  // The manifest's clock offsets are estimates (a few us off on a loaded machine, more than
+  // L itself): a pair of ranks measured both ways is off by +e one way and -e the other, so
+  // the mean of its two directions' low ends cancels it.
+  std::vector<double> both_ways;
+  for (const auto& [dir, v] : by_direction)
+    if (dir.first < dir.second)
+      if (const auto back = by_direction.find({dir.second, dir.first}); back != by_direction.end())
+        both_ways.push_back((low_quantile(v) + low_quantile(back->second)) / 2);
+  f.latency_rank_pairs = both_ways.size();
   if (!lat.empty()) {
-    p.L = std::max(0.0, low_quantile(lat));
+    p.L = std::max(0.0, both_ways.empty() ? low_quantile(lat) : median(both_ways));
     if (p.L > kMaxPlausibleL) {
       // No interconnect takes that long: the recording's machine was loaded (a receiver
       // descheduled for most pairs). The fastest pair is the best witness left.
@@ -400,6 +418,7 @@ nlohmann::json to_json(const FitReport& f) {
           {"size_classes", f.size_classes},
           {"pairs", f.pairs},
           {"latency_samples", f.latency_samples},
+          {"latency_rank_pairs", f.latency_rank_pairs},
           {"large_pairs", f.large_pairs},
           {"collective_samples", f.collective_samples},
           {"reduction_samples", f.reduction_samples},

@@ -5,7 +5,9 @@
 // (n-1)G, tenth percentile: load only adds). A receive is a blocking one (Recv, Sendrecv) or an
 // Irecv completed by a Wait* (waiting from the Wait*'s start) or by a Test* (from the first poll of
 // the run of Test* calls that had not found it); a call completing several receives gives one
-// sample, its tightest. Above S each power-of-two size class gets its own G from its rendezvous
+// sample, its tightest. Where ranks exchanged both ways, L is the median over those pairs of
+// ranks of the mean of the two directions' tenth percentiles (the clock offsets' error
+// cancels). Above S each power-of-two size class gets its own G from its rendezvous
 // pairs whose receive was waiting (params.G_classes, the median: a run pays every transfer), or
 // where no pair measured a class, from the blocking collectives that do not reduce whose largest
 // message is of that class (collective_G); the smallest class measured also covers the sizes from S
@@ -50,6 +52,7 @@ struct FitReport {
   std::uint64_t size_classes = 0;        // size classes in the G fit
   std::uint64_t pairs = 0;               // matched send/receive pairs
   std::uint64_t latency_samples = 0;     // of which L was fitted (see fit_params)
+  std::uint64_t latency_rank_pairs = 0;  // pairs of ranks measured both ways (see fit_params)
   std::uint64_t large_pairs = 0;         // rendezvous pairs measured for params.G_classes
   std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
   std::uint64_t reduction_samples = 0;   // reductions measured for gamma
