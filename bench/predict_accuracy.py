@@ -20,8 +20,8 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
                                                                               goal <= 1 %
   together  every rank replayed at once, one per core as the real run had them, so what
             co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
-  one rank  rank 0 replayed, rank 1 inferred from it (`one rank`), and the other way round
-            (`one rank r1`);                                                  goal <= 3 %
+  one rank  rank 0 replayed, rank 1 inferred from it (`one rank`; `one rank aligned` with
+            `--infer aligned`), and the other way round (`one rank r1`);     goal <= 3 %
             The issue's goal is for SPMD examples: halo2d, ring and collectives run the same
             code on every rank; master_worker does not (rank 0 hands out work and waits), so
             inferring one from the other is shown but not held to the goal.
@@ -61,7 +61,7 @@ With --self-only, only the recordings and the `self` rows (no plain runs, no rep
 models' own error, which a loaded machine hardly moves.
 Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
        [--period-us 20000] [--slow-real dilate|quota|both] [--args 'halo2d=512 200;ring=...']
-       [--self-only]"""
+       [--self-only] [--record-args '--zstd-level 0']"""
 import argparse
 import json
 import os
@@ -261,6 +261,9 @@ def main():
                     help="let the scheduler place the ranks (default: one per core)")
     ap.add_argument("--self-only", action="store_true",
                     help="record and give the self rows only (no plain runs, no replays)")
+    ap.add_argument("--record-args", default="",
+                    help="extra `encore record` options for every recording, e.g. "
+                    "'--zstd-level 0' (nothing compressed during the run)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
@@ -272,6 +275,7 @@ def main():
     for item in filter(None, a.args.split(";")):
         name, _, args = item.partition("=")
         example_args[name.strip()] = args
+    record_args = a.record_args.split()
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
     probe = build / "bench/libbench_span_probe.so"
@@ -291,7 +295,8 @@ def main():
             program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
             err = {k: [] for k in ("model loggps", "model logged", "model seed", "self loggps",
                                    "self logged", "self overhead", "replayed loggps",
-                                   "replayed logged", "one rank loggps", "one rank r1 loggps",
+                                   "replayed logged", "one rank loggps",
+                                   "one rank aligned loggps", "one rank r1 loggps",
                                    "together loggps", "together logged", "slower loggps",
                                    "slower quota loggps", "model nopayload loggps",
                                    "model nopayload logged")}
@@ -305,7 +310,8 @@ def main():
                 if plain is not None:
                     plain_s.append(plain)
                 trace = tmp / f"{name}-{i}"
-                run([tool, "record", "-o", trace, "--", *mpiexec, "-n", 2, *program])
+                run([tool, "record", *record_args, "-o", trace, "--", *mpiexec, "-n", 2,
+                     *program])
                 for model in ("loggps", "logged", "seed"):
                     pred, rec = predict(tool, trace, model, recorded=True)
                     if plain is not None:
@@ -315,8 +321,8 @@ def main():
                 err["self overhead"].append(100 * peer_overhead_s(trace) / rec)
                 if not a.self_only:
                     bare = tmp / f"{name}-{i}-bare"
-                    run([tool, "record", "--payload-ranks", "none", "-o", bare, "--", *mpiexec,
-                         "-n", 2, *program])
+                    run([tool, "record", *record_args, "--payload-ranks", "none", "-o", bare,
+                         "--", *mpiexec, "-n", 2, *program])
                     for model in ("loggps", "logged"):
                         doc = predict_doc(tool, bare, model)
                         err[f"model nopayload {model}"].append(
@@ -340,6 +346,10 @@ def main():
                         compute_s(doc, "predicted") / compute_s(doc, "recorded"))
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
                     err["one rank loggps"].append(error(one["predicted_program_s"], plain))
+                    aligned = json.loads(run([tool, "predict", trace, "--json", "--infer",
+                                              "aligned", "--replay", profiles[0]]).stdout)
+                    err["one rank aligned loggps"].append(
+                        error(aligned["predicted_program_s"], plain))
                     ratio["inferred compute x"].append(one["ranks"][1]["predicted"]["compute_s"] /
                                                        doc["ranks"][1]["predicted"]["compute_s"])
                     err["one rank r1 loggps"].append(

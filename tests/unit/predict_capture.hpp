@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +26,9 @@ inline Event timed(Event e, std::uint64_t dur) {
 inline void write_rank(const TraceDir& d, std::uint32_t rank,
                        std::vector<std::pair<Event, std::uint64_t>> calls) {  // (event, start)
   RankTraceWriter w(d.events_path(rank), d.payload_path(rank), rank);
+  std::map<std::uint16_t, std::uint64_t> next;  // per thread: request references name indices
   for (auto& [ev, start] : calls) {
+    ev.index = next[ev.thread]++;
     const std::uint64_t dur = ev.end_ns - ev.start_ns;
     ev.start_ns = start;
     ev.end_ns = start + dur;

@@ -23,6 +23,8 @@ inline std::uint64_t world_id() {
 }
 
 constexpr std::int64_t kAnySource = -2;  // MPICH's MPI_ANY_SOURCE
+constexpr std::int64_t kAnyTag = -1;     // MPICH's MPI_ANY_TAG
+constexpr std::int64_t kProcNull = -1;   // MPICH's MPI_PROC_NULL
 
 // An event of function `f` with every argument present and zero; `dur` ns long.
 inline Event call(std::uint16_t f, std::uint64_t dur = 50) {

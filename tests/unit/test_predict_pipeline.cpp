@@ -159,6 +159,84 @@ TEST_F(PredictPipeline, PerCallSiteRatios) {
   EXPECT_EQ(s.calls[1][2].start - s.calls[1][1].end, 40000);
 }
 
+// Init, a Barrier before each gap but the last, Finalize after it: the same calls on both ranks.
+std::vector<Call> barriers(const std::vector<std::uint64_t>& gaps) {
+  std::vector<Call> c = {{call(fn::Init), 0, 500, {}}};
+  for (std::size_t i = 0; i + 1 < gaps.size(); ++i)
+    c.push_back({call(fn::Barrier), gaps[i], 100, {}});
+  c.push_back({call(fn::Finalize), gaps.back(), 100, {}});
+  return c;
+}
+
+// The compute before each call of rank `r` after the first, as the logged model was fed it.
+std::vector<std::int64_t> computes(const KeepSink& s, std::uint32_t r) {
+  std::vector<std::int64_t> v;
+  const auto& c = s.calls.at(r);
+  for (std::size_t i = 1; i < c.size(); ++i) v.push_back(c[i].start - c[i - 1].end);
+  return v;
+}
+
+TEST_F(PredictPipeline, AnSpmdRankFollowsTheReplayedRanksSegments) {
+  // The same calls on both ranks. The capture stretched one segment between barriers on each
+  // rank (30 us against 10 us), not the same one; the replay of rank 0 takes 5 us each.
+  // Per kind of segment (calls around it) the ranks' captures sum alike (Barrier to Barrier:
+  // 50 us each), so rank 1 takes rank 0's replayed segments as they are. Scaling rank 1's own
+  // capture (the overall ratio, 20.5 / 61 us) would keep its stretched segment (10 us where
+  // rank 0 replayed 5).
+  write_rank(cap_, 0, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
+  write_rank(cap_, 1, barriers({10000, 30000, 10000, 10000, 1000}), 1'000'000);
+  write_rank(prof_, 0, barriers({5000, 5000, 5000, 5000, 500}), 0);
+  auto s = predict(true);
+  EXPECT_EQ(computes(s, 0), (std::vector<std::int64_t>{5000, 5000, 5000, 5000, 500}));
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{5000, 5000, 5000, 5000, 500}));
+}
+
+TEST_F(PredictPipeline, AnSpmdRankKeepsItsOwnShareOfEachKindOfSegment) {
+  // Rank 1's captured segments of each kind sum to twice rank 0's (more work, e.g. a root's):
+  // twice rank 0's replayed segments.
+  write_rank(cap_, 0, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
+  write_rank(cap_, 1, barriers({20000, 20000, 60000, 20000, 2000}), 1'000'000);
+  write_rank(prof_, 0, barriers({5000, 5000, 7000, 5000, 500}), 0);
+  auto s = predict(true);
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 14000, 10000, 1000}));
+}
+
+TEST_F(PredictPipeline, NotTheSameWorkFallsBackToTheOverallRatio) {
+  // Rank 1's Barrier-to-Barrier segments sum to 3x rank 0's (more than twice): they scale by
+  // the overall ratio; the first and last kinds (1x) follow rank 0's replay.
+  write_rank(cap_, 0, barriers({10000, 10000, 10000, 10000, 1000}), 1'000'000);
+  write_rank(cap_, 1, barriers({10000, 30000, 30000, 30000, 1000}), 1'000'000);
+  write_rank(prof_, 0, barriers({5000, 4000, 6000, 5000, 500}), 0);
+  predict::ComputeScale scale;
+  auto s = predict(true, &scale);
+  const auto scaled = [&](double ns) {
+    return static_cast<std::int64_t>(ns * scale.overall + 0.5);
+  };
+  EXPECT_EQ(computes(s, 1),
+            (std::vector<std::int64_t>{5000, scaled(30000), scaled(30000), scaled(30000), 500}));
+}
+
+TEST_F(PredictPipeline, PollsAreSkippedWhenLiningUpAndTheirSegmentsScaled) {
+  // Rank 1 polled once (a Test that completed nothing) between its second and third
+  // barriers: the segments before and after the poll use the overall ratio, the next ones
+  // line up again.
+  write_rank(cap_, 0, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
+  auto calls = barriers({10000, 10000, 6000, 10000, 1000});
+  Event poll = call(fn::Test);  // flag 0
+  role_arg(poll, Role::request_inout).requests = {{true, 0, 0}};
+  role_arg(poll, Role::status_out).statuses = {{}};
+  calls.insert(calls.begin() + 3, {poll, 4000, 100, {}});
+  write_rank(cap_, 1, calls, 1'000'000);
+  write_rank(prof_, 0, barriers({5000, 5000, 5000, 5000, 500}), 0);
+  predict::ComputeScale scale;
+  auto s = predict(true, &scale);
+  const auto scaled = [&](double ns) {
+    return static_cast<std::int64_t>(ns * scale.overall + 0.5);
+  };
+  EXPECT_EQ(computes(s, 1),
+            (std::vector<std::int64_t>{5000, 5000, scaled(4000), scaled(6000), 5000, 500}));
+}
+
 TEST_F(PredictPipeline, ProfileOfAnotherRunIsRejected) {
   auto calls = rank0(0.5);
   calls[2].ev = send(fn::Send, 1, 0, 8);

@@ -31,6 +31,7 @@ struct PredictOptions {
   std::string out;
   std::string model = "loggps";
   std::string params;
+  std::string infer = "ratio";
   bool json = false;
 };
 
@@ -150,7 +151,8 @@ int predict_main(const PredictOptions& o) {
     params = fit->params;
   }
 
-  const predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
+  predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
+  if (o.infer != "aligned") scale.source_rank.reset();
   std::vector<std::unique_ptr<predict::RankFeed>> feeds;
   std::vector<predict::TraceRankFeed*> rank_feeds;
   std::uint64_t total_events = 0;
@@ -208,6 +210,7 @@ int predict_main(const PredictOptions& o) {
   doc["compute_scale"] = {{"overall", scale.overall},
                           {"replayed_ranks", scale.replayed_ranks},
                           {"call_sites", scale.by_callsite.size()}};
+  if (scale.source_rank) doc["compute_scale"]["source_rank"] = *scale.source_rank;
   std::int64_t predicted_end = 0, recorded_end = 0;
   auto& ranks = doc["ranks"] = nlohmann::json::array();
   std::vector<std::string> problems;
@@ -222,6 +225,8 @@ int predict_main(const PredictOptions& o) {
                         {"predicted", totals_json(p)}};
     if (const auto it = profile_of.find(r); it != profile_of.end())
       j["profile"] = it->second.parent_path().string();
+    else if (scale.source_rank)
+      j["aligned_segments"] = rank_feeds[r]->aligned_segments();
     ranks.push_back(j);
     if (auto pr = rank_feeds[r]->problem(); !pr.empty()) problems.push_back(pr);
   }
@@ -261,11 +266,16 @@ int predict_main(const PredictOptions& o) {
       (rank_feeds[r]->replayed() ? measured : inferred) += fmt::format(
           "{}{}", (rank_feeds[r]->replayed() ? measured : inferred).empty() ? "" : " ", r);
     fmt::print("  compute measured by replay: ranks {}\n", measured.empty() ? "none" : measured);
-    fmt::print("  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
-               scale.replayed_ranks == 0
-                   ? std::string("as captured: no replay profile given")
-                   : fmt::format("x{:.4f} of the capture overall, per call site for {} sites",
-                                 scale.overall, scale.by_callsite.size()));
+    fmt::print(
+        "  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
+        scale.replayed_ranks == 0
+            ? std::string("as captured: no replay profile given")
+            : fmt::format("{}x{:.4f} of the capture overall, per call site for {} sites",
+                          scale.source_rank ? fmt::format("rank {}'s replayed segments where the "
+                                                          "calls line up, else ",
+                                                          *scale.source_rank)
+                                            : std::string(),
+                          scale.overall, scale.by_callsite.size()));
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
     if (const auto ps = span.predicted_s(n), rs = span.recorded_s(n); ps && rs)
@@ -315,6 +325,12 @@ Subcommand add_predict(CLI::App& parent) {
   app->add_option("--params", o->params,
                   "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "
                   "fitted from the capture");
+  app->add_option("--infer", o->infer,
+                  "compute of ranks without a profile: ratio (their captured compute times the "
+                  "replayed ranks' replayed / captured) or aligned (the lowest replayed rank's "
+                  "replayed segments where the calls line up and the work matches, else ratio)")
+      ->check(CLI::IsMember({"ratio", "aligned"}))
+      ->capture_default_str();
   app->add_flag("--json", o->json, "Print the summary as one JSON object");
   app->footer(std::string(kExitCodesFooter) +
               " Exit 1 also when the loggps model cannot order the calls.");

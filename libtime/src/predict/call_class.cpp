@@ -72,6 +72,8 @@ CallClass make(const FunctionInfo& f) {
     c.op = Op::recv;
   else if (n == "Irecv")
     c.op = Op::irecv;
+  else if (one_of(n, {"Probe", "Iprobe"}))
+    c.op = Op::probe;
   else if (one_of(n, {"Sendrecv", "Sendrecv_replace"}))
     c.op = Op::sendrecv;
   else if (one_of(n, {"Wait", "Waitall", "Waitany", "Waitsome"}))

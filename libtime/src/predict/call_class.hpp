@@ -17,6 +17,7 @@ enum class Op : std::uint8_t {
   isend,
   recv,
   irecv,
+  probe,  // Probe, Iprobe: waits for a message's envelope without receiving it
   sendrecv,
   wait,  // Wait, Waitall, Waitany, Waitsome
   test,  // Test* (completes requests only when its flag says so)
@@ -88,6 +89,12 @@ inline const ArgValue* arg_of(const Event& ev, Role role, int nth = 0) {
 inline std::int64_t scalar_of(const Event& ev, Role role, int nth = 0, std::int64_t fallback = 0) {
   const ArgValue* a = arg_of(ev, role, nth);
   return a ? a->scalar : fallback;
+}
+
+// Whether a Probe or Iprobe found its message (a Probe always does; an Iprobe says by its flag).
+inline bool probe_found(const Event& ev) {
+  const ArgValue* flag = arg_of(ev, Role::int_out);
+  return ev.rc == 0 && (flag == nullptr || flag->scalar != 0);
 }
 
 // arg_of and scalar_of for several lookups in one event: its function's index found once.

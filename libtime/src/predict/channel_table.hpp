@@ -26,6 +26,8 @@ template <class T>
 class Fifo {
  public:
   bool empty() const noexcept { return head_ == v_.size(); }
+  std::size_t size() const noexcept { return v_.size() - head_; }
+  const T& front() const { return v_[head_]; }
   void push(const T& x) { v_.push_back(x); }
   T pop() {
     T x = v_[head_++];
@@ -41,7 +43,7 @@ class Fifo {
   std::size_t head_ = 0;
 };
 
-template <class Send, class Recv>
+template <class Send, class Recv, class Probe = Recv>
 class ChannelTable {
  public:
   struct Channel {
@@ -49,7 +51,8 @@ class ChannelTable {
     bool used = false;
     Fifo<Send> sends;
     Fifo<Recv> recvs;
-    bool empty() const noexcept { return sends.empty() && recvs.empty(); }
+    std::vector<Probe> probes;  // waiting for a later send, which they do not take
+    bool empty() const noexcept { return sends.empty() && recvs.empty() && probes.empty(); }
   };
 
   // Where a caller last found a channel: valid while the table has not been rebuilt.

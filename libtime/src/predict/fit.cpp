@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
+#include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "call_class.hpp"
+#include "completions.hpp"
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
@@ -48,9 +52,28 @@ struct SendSample {
   std::uint64_t bytes;
   bool buffered;  // Bsend: never waits for its receive, whatever the size
 };
+// A receive's completion: `start` is when the rank began waiting for it (a blocking receive's
+// start; a Wait*'s; a Test* loop's first unsuccessful poll), `end` the completing call's end.
+// Receives completed by one call share its `group`: its end is the last of them to arrive, so
+// only the group's tightest sample says anything of L.
 struct RecvSample {
   std::int64_t start, end;
+  std::uint64_t group;
 };
+// An Irecv not yet completed, by request (thread, event index).
+struct PendingRecv {
+  std::uint64_t comm_id;
+  std::int64_t source, tag;  // as posted: wildcards resolved by the completing call's status
+  // Without wildcards, its place in its envelope's queue, taken when posted: MPI matches
+  // in posting order, whatever order the Wait*s complete them in.
+  std::deque<RecvSample>* queue = nullptr;
+  std::size_t pos = 0;
+};
+// A posted receive not (yet) completed: never a sample (it counts as a late one).
+inline constexpr RecvSample kUnfinished{std::numeric_limits<std::int64_t>::max(), 0, 0};
+std::uint64_t request_key(std::uint64_t thread, std::uint64_t index) {
+  return (thread << 48) ^ index;
+}
 // One blocking collective as its members recorded it (uncorrected times).
 struct CollSample {
   CollKind kind;
@@ -74,6 +97,12 @@ std::uint64_t collective_bytes(const RankContext& ctx, const Event& ev, CollKind
   return collective_block(kind, sent, got, p);
 }
 inline constexpr std::size_t kMaxCollSamples = 4096;  // bounds the fit's memory and time
+// Irecvs followed to their completion per rank: each costs a lookup at its Wait* and a
+// queued sample (about 1800 instructions in all), so a rank's first ones only (a prefix
+// keeps the in-order pairing right), about 16 Ki in all.
+inline std::size_t max_irecvs_per_rank(std::uint32_t nprocs) {
+  return std::max<std::size_t>(64, 16384 / std::max<std::uint32_t>(nprocs, 1));
+}
 
 std::int64_t last_end(const CollSample& cs) {
   return *std::max_element(cs.end.begin(), cs.end.end());
@@ -95,8 +124,13 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   std::map<std::pair<std::uint64_t, std::uint64_t>, CollSample> colls;  // (comm id, sequence)
   // The last send's queue: a rank's sends mostly repeat their envelope (map nodes stay put).
   std::pair<Envelope, std::deque<SendSample>*> last_sends{};
+  std::uint64_t groups = 0;  // completing calls seen (RecvSample::group)
+  const std::size_t max_irecvs = max_irecvs_per_rank(manifest.nprocs);
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
     std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
+    std::unordered_map<std::uint64_t, PendingRecv> irecvs;
+    std::int64_t polling_since = -1;  // the current run of unsuccessful Test* calls began
+    std::size_t followed = 0;         // Irecvs followed on this rank
     const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
@@ -110,8 +144,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // program, which is what the pairing below assumes.
       // (Looked up only for the calls measured below: most of a trace is waits and polls.)
       const bool measured =
-          ev.rc == 0 && (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv ||
-                         c.op == Op::recv || c.op == Op::coll);
+          ev.rc == 0 &&
+          (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv || c.op == Op::recv ||
+           c.op == Op::coll || (c.op == Op::irecv && followed < max_irecvs));
       const std::uint64_t comm_id =
           measured ? static_cast<std::uint64_t>(scalar_of(ev, Role::comm)) : 0;
       const CommInfo* comm = measured ? ctx.comm(comm_id) : nullptr;
@@ -119,7 +154,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (!comm || peer < 0 || peer >= comm->size()) return -1;
         return comm->members[static_cast<std::size_t>(peer)];
       };
-      if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync) {
+      // (A send to MPI_PROC_NULL returns at once whatever its size: no sample of o or G.)
+      if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync &&
+          scalar_of(ev, Role::peer) != MPI_PROC_NULL) {
         const std::uint64_t n = message_bytes(ctx, ev).sent;
         const double d = static_cast<double>(ev.end_ns - ev.start_ns);
         if (n <= 1024) small_sends.push_back(d);
@@ -140,13 +177,53 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (dst >= 0 && f.params.rendezvous(n))
           sends[{r, dst, scalar_of(ev, Role::tag, 0), comm_id}].push_back({raw_start, n, false});
       }
+      const std::int64_t raw_end = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
       if (ev.rc == 0 && (c.op == Op::recv || c.op == Op::sendrecv)) {
         const ArgValue* st = arg_of(ev, Role::status_out);
         const std::int64_t src =
             st && !st->statuses.empty() ? world_of(st->statuses[0].source) : -1;
         if (src >= 0)
-          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back(
-              {raw_start, raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns)});
+          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back({raw_start, raw_end, groups++});
+      } else if (ev.rc == 0 && c.op == Op::irecv && comm && followed < max_irecvs) {
+        ++followed;
+        PendingRecv pr{comm_id, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag)};
+        if (const std::int64_t src = world_of(pr.source); src >= 0 && pr.tag != MPI_ANY_TAG) {
+          pr.queue = &recvs[{src, r, pr.tag, comm_id}];
+          pr.pos = pr.queue->size();
+          pr.queue->push_back(kUnfinished);
+        }
+        irecvs[request_key(ev.thread, ev.index)] = pr;
+      } else if (ev.rc == 0 && (c.op == Op::wait || c.op == Op::test) && !irecvs.empty()) {
+        // An Irecv completed here was waited for from this call's start, or from the first
+        // poll of a Test* loop that had not found it yet.
+        if (completes(c, ev)) {
+          const std::int64_t since =
+              c.op == Op::test && polling_since >= 0 ? polling_since : raw_start;
+          const std::uint64_t group = groups++;
+          for_each_completed(c, ev, [&](const RequestRef& ref, const StatusRecord* st) {
+            const auto it = irecvs.find(request_key(ref.thread, ref.event));
+            if (it == irecvs.end()) return;
+            const PendingRecv pr = it->second;
+            irecvs.erase(it);
+            if (st && (st->bits & event_format::kStatusCancelled)) return;
+            if (pr.queue) {
+              (*pr.queue)[pr.pos] = {since, raw_end, group};
+              return;
+            }
+            const std::int64_t source = pr.source == MPI_ANY_SOURCE && st ? st->source : pr.source;
+            const std::int64_t tag = pr.tag == MPI_ANY_TAG && st ? st->tag : pr.tag;
+            const CommInfo* in = ctx.comm(pr.comm_id);
+            if (!in || source < 0 || source >= in->size() || tag == MPI_ANY_TAG) return;
+            const std::int64_t src = in->members[static_cast<std::size_t>(source)];
+            recvs[{src, r, tag, pr.comm_id}].push_back({since, raw_end, group});
+          });
+        }
+      }
+      // A Test* that found nothing extends the polling run; any other call ends it.
+      if (c.op == Op::test && ev.rc == 0 && !completes(c, ev)) {
+        if (polling_since < 0) polling_since = raw_start;
+      } else {
+        polling_since = -1;
       }
       if (ev.rc == 0 && c.op == Op::coll && comm && comm->size() > 1 && comm->rank >= 0) {
         // Above S a collective's time is mostly its bytes: a sample of G where no
@@ -176,10 +253,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   }
   LogGPSParams& p = f.params;
   f.send_samples = small_sends.size();
-  if (!small_sends.empty())
-    p.o = median(small_sends);
-  else
-    f.notes += "o: no small sends, default; ";
+  if (!small_sends.empty()) p.o = median(small_sends);
   // G: least squares over the fastest send of each size class (eager sizes only).
   std::vector<std::pair<double, double>> pts;
   for (const auto& [cls, v] : fastest)
@@ -196,15 +270,29 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
     const double k = static_cast<double>(pts.size());
     const double den = k * sxx - sx * sx;
     if (den > 0) p.G = std::max(0.0, (k * sxy - sx * sy) / den);
+    // Without small sends (a halo exchange's rows and columns), o is where the send
+    // durations' line meets size 0.
+    if (small_sends.empty() && den > 0) {
+      p.o = std::max(0.0, (sy - p.G * sx) / k);
+      f.notes += "o: no small sends, the intercept of the sizes' line; ";
+    }
   } else {
     f.notes += "G: fewer than two send sizes, default; ";
   }
+  if (small_sends.empty() && pts.size() < 2) f.notes += "o: no small sends, default; ";
   // L: eager pairs matched in order per (source, destination, tag, communicator id). Pairs
   // above S (rendezvous) give each size class its own G once L is known.
-  std::vector<double> lat;
+  // One sample per completing call: its receives' tightest (a Waitall ends when its last
+  // message arrives, so the others' samples only add their lead over it).
+  struct Latency {
+    double l;
+    std::int64_t src, dst;
+  };
+  std::unordered_map<std::uint64_t, Latency> lat_by_group;
   struct LargePair {
     std::uint64_t bytes;
     std::int64_t send_start, recv_start, recv_end;
+    std::uint64_t group;
   };
   std::vector<LargePair> large;  // timed once L is known
   for (auto& [env, rq] : recvs) {
@@ -220,15 +308,35 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // mostly the peer's own capture work and descheduling, which a plain run does not have.
       if (q.start > s.start) continue;
       if (p.rendezvous(s.bytes)) {
-        if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end});
+        if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end, q.group});
         continue;
       }
       const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
-      lat.push_back(static_cast<double>(q.end - s.start) - 2 * p.o - x);
+      const double l = static_cast<double>(q.end - s.start) - 2 * p.o - x;
+      auto [at, fresh] =
+          lat_by_group.try_emplace(q.group, Latency{l, std::get<0>(env), std::get<1>(env)});
+      if (!fresh) at->second.l = std::min(at->second.l, l);
     }
   }
+  std::vector<double> lat;
+  lat.reserve(lat_by_group.size());
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> by_direction;
+  for (const auto& [group, g] : lat_by_group) {
+    lat.push_back(g.l);
+    by_direction[{g.src, g.dst}].push_back(g.l);
+  }
+  f.latency_samples = lat.size();
+  // The manifest's clock offsets are estimates (a few us off on a loaded machine, more than
+  // L itself): a pair of ranks measured both ways is off by +e one way and -e the other, so
+  // the mean of its two directions' low ends cancels it.
+  std::vector<double> both_ways;
+  for (const auto& [dir, v] : by_direction)
+    if (dir.first < dir.second)
+      if (const auto back = by_direction.find({dir.second, dir.first}); back != by_direction.end())
+        both_ways.push_back((low_quantile(v) + low_quantile(back->second)) / 2);
+  f.latency_rank_pairs = both_ways.size();
   if (!lat.empty()) {
-    p.L = std::max(0.0, low_quantile(lat));
+    p.L = std::max(0.0, both_ways.empty() ? low_quantile(lat) : median(both_ways));
     if (p.L > kMaxPlausibleL) {
       // No interconnect takes that long: the recording's machine was loaded (a receiver
       // descheduled for most pairs). The fastest pair is the best witness left.
@@ -248,12 +356,18 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   // waiting pairs. Not the low end as for L: a run pays every transfer's copies. Not the mean
   // over late receives too: that fits the recording's distortion (on the ring example it
   // took G from 0.35 to 1.5-3.6 ns/B and predicted 0.61-0.97 s for a 0.44 s plain run).
-  std::map<int, std::vector<double>> by_class;
+  // (Per completing call and class, its tightest pair, as for L.)
+  std::map<std::pair<std::uint64_t, int>, double> by_group;
   for (const LargePair& l : large)
-    if (l.bytes > 1)
-      by_class[static_cast<int>(std::bit_width(l.bytes))].push_back(
-          rendezvous_transfer(l.send_start, l.recv_start, l.recv_end, p) /
-          static_cast<double>(l.bytes - 1));
+    if (l.bytes > 1) {
+      const double g = rendezvous_transfer(l.send_start, l.recv_start, l.recv_end, p) /
+                       static_cast<double>(l.bytes - 1);
+      auto [at, fresh] =
+          by_group.try_emplace({l.group, static_cast<int>(std::bit_width(l.bytes))}, g);
+      if (!fresh) at->second = std::min(at->second, g);
+    }
+  std::map<int, std::vector<double>> by_class;
+  for (const auto& [key, g] : by_group) by_class[key.second].push_back(g);
   for (const auto& [cls, g] : by_class) f.large_pairs += g.size();
   // Classes no rendezvous pair measured: from the collectives above S that do not reduce,
   // each the G with which its algorithm's last member ends when it did (collective_G),
@@ -303,6 +417,8 @@ nlohmann::json to_json(const FitReport& f) {
           {"send_samples", f.send_samples},
           {"size_classes", f.size_classes},
           {"pairs", f.pairs},
+          {"latency_samples", f.latency_samples},
+          {"latency_rank_pairs", f.latency_rank_pairs},
           {"large_pairs", f.large_pairs},
           {"collective_samples", f.collective_samples},
           {"reduction_samples", f.reduction_samples},
@@ -315,8 +431,9 @@ std::string describe(const FitReport& f) {
   for (const SizeClassG& c : f.params.G_classes)
     large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
   return fmt::format(
-      "o from {} small sends, G from {} size classes, L from {} matched pairs; {}{}{}{}{}",
-      f.send_samples, f.size_classes, f.pairs, f.notes,
+      "o from {} small sends, G from {} size classes, L from {} of {} matched pairs (one per "
+      "completing call whose receive was waiting); {}{}{}{}{}",
+      f.send_samples, f.size_classes, f.latency_samples, f.pairs, f.notes,
       large.empty()
           ? "; no rendezvous pair with a waiting receive: one G for all sizes"
           : fmt::format("; above S, from {} rendezvous pairs and {} collectives: ", f.large_pairs,

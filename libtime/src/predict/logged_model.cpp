@@ -25,6 +25,8 @@ std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSPara
   switch (cls.op) {
     case Op::local:
       return d;
+    case Op::probe:  // waits for a message: its own part is o, as a receive's
+      return probe_found(ev) ? p.overhead_ns() : d;
     case Op::wait:
     case Op::test:
       return 0;
@@ -310,7 +312,7 @@ class Compensated {
     const CallClass& cls = classify(ev.function);
     s.keys.clear();
     const CommInfo* c = nullptr;
-    if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local) {
+    if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local && cls.op != Op::probe) {
       c = s.comms.find(static_cast<std::uint64_t>(scalar_of(ev, Role::comm, 0, 0)));
       if (!c || ev.rc != 0) return;
     }
@@ -321,6 +323,7 @@ class Compensated {
     };
     switch (cls.op) {
       case Op::local:
+      case Op::probe:  // keeps its recorded duration, as every call here
         break;
       case Op::send:
         s.keys.push_back(internal(s));

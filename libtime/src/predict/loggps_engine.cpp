@@ -109,6 +109,13 @@ struct RecvPost {
   Slot req;
   Time posted;
 };
+// A probe sees the send after those the receives queued before it take.
+struct ProbePost {
+  std::uint32_t rank;
+  Slot req;
+  Time posted;
+  std::size_t skip;  // sends still to go to earlier receives
+};
 
 struct Collective {
   CollKind kind = CollKind::barrier;
@@ -119,7 +126,7 @@ struct Collective {
   std::vector<std::pair<std::uint32_t, Slot>> members;  // (rank, request) by comm rank
 };
 
-using Channels = ChannelTable<SendPost, RecvPost>;
+using Channels = ChannelTable<SendPost, RecvPost, ProbePost>;
 constexpr std::size_t kHints = 4;  // channels remembered per rank and direction, by peer
 
 struct RankState : RankCursor {
@@ -211,6 +218,12 @@ class Engine {
   [[gnu::always_inline]] void post_send(std::uint32_t rank, std::uint32_t dst, std::uint32_t comm,
                                         std::int64_t tag, SendPost s) {
     auto& channel = channels_.get({rank, dst, comm, tag}, ranks_[rank].send_hints[dst % kHints]);
+    if (!channel.probes.empty()) [[unlikely]]
+      std::erase_if(channel.probes, [&](ProbePost& p) {
+        if (p.skip > 0) return --p.skip, false;
+        complete(p.rank, p.req, probe_done(s, p.posted));
+        return true;
+      });
     if (!channel.recvs.empty()) {
       const RecvPost r = channel.recvs.pop();
       --in_flight_messages_;
@@ -234,6 +247,38 @@ class Engine {
     channel.recvs.push(r);
     ++in_flight_messages_;
     note_in_flight();
+  }
+
+  // A probe posted at `posted` that finds send `s`: its envelope is there at o + L after the
+  // injection (and the data after x, which an eager message brings along); the probe ends o
+  // after both it and the envelope are there, as a receive does.
+  Time probe_done(const SendPost& s, Time posted) const {
+    return std::max(posted, s.inject + o_ + L_ + (s.sync ? 0 : s.x)) + o_;
+  }
+
+  // Probe, or an Iprobe that found its message (one that did not keeps its recorded time):
+  // waits for the next send of its channel that no receive posted before it takes, without
+  // taking it. Returns false where the model keeps the recorded duration instead: a wildcard
+  // the status does not resolve.
+  bool post_probe(std::uint32_t rank, const CommInfo& c, const EventArgs& a) {
+    RankState& s = ranks_[rank];
+    if (!probe_found(s.ev)) return false;
+    std::int64_t src = a.scalar(Role::peer), tag = a.scalar(Role::tag);
+    if (const ArgValue* st = a.get(Role::status_out); st && !st->statuses.empty()) {
+      if (src == MPI_ANY_SOURCE) src = st->statuses[0].source;
+      if (tag == MPI_ANY_TAG) tag = st->statuses[0].tag;
+    }
+    const auto world = src == MPI_ANY_SOURCE || tag == MPI_ANY_TAG ? std::nullopt : c.world(src);
+    if (!world) return false;
+    auto& channel = channels_.get({*world, rank, c.key, tag}, s.recv_hints[*world % kHints]);
+    const Slot req = internal(s);
+    s.keys.push_back(req);
+    s.cost = o_;
+    if (!channel.sends.empty())  // then no receive is queued
+      complete(rank, req, probe_done(channel.sends.front(), s.start));
+    else
+      channel.probes.push_back({rank, req, s.start, channel.recvs.size()});
+    return true;
   }
 
   bool waits_for_receive(const CallClass& cls, std::uint64_t bytes) const {
@@ -430,6 +475,9 @@ class Engine {
         s.cost = o;
         break;
       }
+      case Op::probe:
+        if (!post_probe(rank, *c, a)) post_local(s);
+        break;
       case Op::sendrecv: {
         const std::uint64_t n = mb.sent;
         const Time x = p_.transfer_ns(n);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "aligned_compute.hpp"
 #include "call_class.hpp"
 #include <fmt/format.h>
 
@@ -95,6 +96,10 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
       }
     }
     ++s.replayed_ranks;
+    if (!s.source_rank || p.rank < *s.source_rank) {
+      s.source_rank = p.rank;
+      s.source_events = rep_path;
+    }
   }
   if (s.captured_ns > 0) s.overall = s.replayed_ns / s.captured_ns;
   for (const auto& [site, sum] : sites)
@@ -112,10 +117,18 @@ TraceRankFeed::TraceRankFeed(const TraceDir& capture, std::uint32_t rank,
       scale_(scale),
       params_(params),
       ctx_(rank, nprocs) {
-  if (profile_events) replay_.emplace(*profile_events);
+  if (profile_events)
+    replay_.emplace(*profile_events);
+  else if (scale && scale->source_rank)
+    aligned_ =
+        std::make_unique<AlignedCompute>(capture, rank, *scale->source_rank, scale->source_events);
   have_first_ = capture_.next(first_);
   if (have_first_) first_start_ = static_cast<std::int64_t>(first_.start_ns) + offset_;
 }
+
+TraceRankFeed::~TraceRankFeed() = default;
+
+std::uint64_t TraceRankFeed::aligned_segments() const { return aligned_ ? aligned_->aligned() : 0; }
 
 bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   if (!started_) {
@@ -125,6 +138,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   } else if (!capture_.next(ev)) {
     return false;
   }
+  // Every event goes through the line-up, the first too, so that it keeps step.
+  const std::optional<std::int64_t> aligned = aligned_ ? aligned_->next(ev) : std::nullopt;
   std::int64_t captured_gap = 0;
   if (recorded_.events == 0) {
     // The first call: the rank's start on the common time base.
@@ -145,6 +160,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
                                 replay_->file().path(), ev.index));
       check_same_call(ev, replay_ev_, replay_->file().path());
       compute_ns = gap_of(replay_ev_, prev_replay_end_);
+    } else if (aligned) {
+      compute_ns = *aligned;
     } else if ((scale_ == nullptr || (scale_->overall == 1.0 && scale_->by_callsite.empty())) &&
                captured_gap < kExactDouble) {
       compute_ns = captured_gap;  // what gap * 1.0 + 0.5 rounds to, without the doubles

@@ -1,16 +1,21 @@
 // LogGPS parameters fitted from a capture, as the PerWiz seed's Table 5 measures them: o from
-// the duration of small sends, G from how send durations grow with size (the fastest send of
-// each size class, least squares), L from matched eager send/receive pairs where the receive
-// was already waiting (receive end - send start - 2o - (n-1)G, tenth percentile: load only adds).
-// Above S each power-of-two size class gets its own G from its rendezvous pairs whose receive
-// was waiting (params.G_classes, the median: a run pays every transfer), or where no pair
-// measured a class, from the blocking collectives that do not reduce whose largest message is of
-// that class (collective_G); the smallest class measured also covers the sizes from S + 1 up to it.
-// gamma (a reduction's combining cost) is the median over the reductions above S given that G
-// (collective_gamma); only when nothing else measured G do the reductions give it, gamma 0.
-// An L above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a warning.
-// g and S are not fitted (0 and the default eager threshold; --params sets them). Reads the
-// first events of each rank only (fit_events_per_rank), so the fit costs little whatever the
+// the duration of small sends (without any, where the G line meets size 0), G from how send
+// durations grow with size (the fastest send of each size class, least squares), L from matched
+// eager send/receive pairs where the receive was already waiting (receive end - send start - 2o -
+// (n-1)G, tenth percentile: load only adds). A receive is a blocking one (Recv, Sendrecv) or an
+// Irecv completed by a Wait* (waiting from the Wait*'s start) or by a Test* (from the first poll of
+// the run of Test* calls that had not found it); a call completing several receives gives one
+// sample, its tightest. Where ranks exchanged both ways, L is the median over those pairs of
+// ranks of the mean of the two directions' tenth percentiles (the clock offsets' error
+// cancels). Above S each power-of-two size class gets its own G from its rendezvous
+// pairs whose receive was waiting (params.G_classes, the median: a run pays every transfer), or
+// where no pair measured a class, from the blocking collectives that do not reduce whose largest
+// message is of that class (collective_G); the smallest class measured also covers the sizes from S
+// + 1 up to it. gamma (a reduction's combining cost) is the median over the reductions above S
+// given that G (collective_gamma); only when nothing else measured G do the reductions give it,
+// gamma 0. An L above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a
+// warning. g and S are not fitted (0 and the default eager threshold; --params sets them). Reads
+// the first events of each rank only (fit_events_per_rank), so the fit costs little whatever the
 // trace length and rank count.
 #pragma once
 
@@ -45,7 +50,9 @@ struct FitReport {
   LogGPSParams params;
   std::uint64_t send_samples = 0;        // sends measured for o
   std::uint64_t size_classes = 0;        // size classes in the G fit
-  std::uint64_t pairs = 0;               // matched pairs measured for L
+  std::uint64_t pairs = 0;               // matched send/receive pairs
+  std::uint64_t latency_samples = 0;     // of which L was fitted (see fit_params)
+  std::uint64_t latency_rank_pairs = 0;  // pairs of ranks measured both ways (see fit_params)
   std::uint64_t large_pairs = 0;         // rendezvous pairs measured for params.G_classes
   std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
   std::uint64_t reduction_samples = 0;   // reductions measured for gamma

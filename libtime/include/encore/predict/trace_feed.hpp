@@ -1,8 +1,10 @@
 // Feeding the models from trace directories, one streaming reader per rank: the capture gives
 // each call and its recorded duration; a replay profile of the rank, when there is one, gives
 // the compute between calls as measured on the replay machine; ranks without one get the
-// captured compute scaled by what the replayed ranks showed (per call site where the call
-// sites match, else overall: the "representative PU" idea of VIPPES). Both traces hold
+// compute of the lowest replayed rank segment by segment where their calls line up with its
+// calls (aligned_compute.hpp), else their captured compute scaled by what the replayed ranks
+// showed (per call site where the call sites match, else overall: the "representative PU"
+// idea of VIPPES). Both traces hold
 // overhead-corrected times, so the correction applies alike to capture and replay. Clock
 // offsets from the capture align the ranks' starts.
 #pragma once
@@ -30,6 +32,10 @@ struct ComputeScale {
   std::unordered_map<std::uint64_t, double> by_callsite;  // call site ending the segment
   std::uint64_t replayed_ranks = 0;
   double captured_ns = 0, replayed_ns = 0;
+  // The replayed rank (the lowest) whose segments the others follow where their calls line
+  // up with its calls (see aligned_compute.hpp).
+  std::optional<std::uint32_t> source_rank;
+  std::filesystem::path source_events;  // its profile's events
 };
 
 // A replay profile of one rank of the capture.
@@ -53,12 +59,15 @@ struct RankTotals {
   std::uint64_t events = 0;
 };
 
+class AlignedCompute;
+
 class TraceRankFeed : public RankFeed {
  public:
   // `profile` empty: compute inferred through `scale`.
   TraceRankFeed(const TraceDir& capture, std::uint32_t rank, std::int64_t clock_offset_ns,
                 std::uint32_t nprocs, std::optional<std::filesystem::path> profile_events,
                 const ComputeScale* scale, const LogGPSParams* params);
+  ~TraceRankFeed() override;
   // Corrected start of the first call on the common time base (offset applied).
   std::int64_t first_start() const { return first_start_; }
   bool empty() const { return !have_first_; }
@@ -66,6 +75,8 @@ class TraceRankFeed : public RankFeed {
   bool next(Event& ev, std::int64_t& compute_ns) override;
   const RankTotals& recorded() const { return recorded_; }
   bool replayed() const { return replay_.has_value(); }
+  // Segments whose compute followed the source rank's (ComputeScale::source_rank) so far.
+  std::uint64_t aligned_segments() const;
   // After the end: the capture's problem (cut stream), or empty.
   std::string problem() const;
 
@@ -81,6 +92,7 @@ class TraceRankFeed : public RankFeed {
   bool have_first_ = false, started_ = false;
   std::int64_t first_start_ = 0, base_ = 0, prev_capture_end_ = 0, prev_replay_end_ = 0;
   RankTotals recorded_;
+  std::unique_ptr<AlignedCompute> aligned_;  // without a profile, when a rank was replayed
 };
 
 }  // namespace encore::predict

@@ -1,0 +1,96 @@
+#include "aligned_compute.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "call_class.hpp"
+#include "completions.hpp"
+
+namespace encore::predict {
+namespace {
+
+// A Test* that completed nothing, an Iprobe that found nothing: their number depends on
+// timing, not on the program's work.
+bool unsuccessful_poll(const Event& ev) {
+  const CallClass& c = classify(ev.function);
+  if (c.op == Op::test) return !completes(c, ev);
+  if (c.op == Op::probe) return !probe_found(ev);
+  return false;
+}
+
+std::int64_t gap(const Event& ev, std::int64_t& prev_end) {
+  const std::int64_t g =
+      std::max<std::int64_t>(static_cast<std::int64_t>(ev.start_ns) - prev_end, 0);
+  prev_end = static_cast<std::int64_t>(ev.end_ns);
+  return g;
+}
+
+}  // namespace
+
+AlignedCompute::LineUp::LineUp(const std::filesystem::path& source_capture,
+                               const std::optional<std::filesystem::path>& source_profile)
+    : cap_(source_capture) {
+  if (source_profile) rep_.emplace(*source_profile);
+}
+
+AlignedCompute::LineUp::Step AlignedCompute::LineUp::step(const Event& ev) {
+  Step s;
+  s.kind = {prev_fn_, ev.function};
+  prev_fn_ = ev.function;
+  const bool first = std::exchange(first_, false);
+  if (unsuccessful_poll(ev) || source_ended_) {
+    prev_matched_ = false;
+    return s;
+  }
+  // The source's next call that is not an unsuccessful poll (its profile follows call for
+  // call: measure_scale checked it); skipping one leaves the segment not aligned.
+  bool clean = true;
+  for (;;) {
+    if (!cap_.next(a_) || (rep_ && !rep_->next(b_))) {
+      source_ended_ = true;
+      prev_matched_ = false;
+      return s;
+    }
+    s.source_gap = gap(a_, prev_a_);
+    if (rep_) s.source_replayed = gap(b_, prev_b_);
+    if (!unsuccessful_poll(a_)) break;
+    clean = false;
+  }
+  const bool matched = a_.function == ev.function && a_.thread == ev.thread &&
+                       (!a_.callsite || !ev.callsite || *a_.callsite == *ev.callsite);
+  s.aligned = matched && prev_matched_ && clean && !first;
+  prev_matched_ = matched;
+  return s;
+}
+
+AlignedCompute::AlignedCompute(const TraceDir& capture, std::uint32_t rank, std::uint32_t source,
+                               const std::filesystem::path& source_profile)
+    : line_(capture.events_path(source), source_profile) {
+  LineUp pre(capture.events_path(source), std::nullopt);
+  RankEventReader own(capture.events_path(rank));
+  Event ev;
+  std::int64_t prev_end = 0;
+  while (own.next(ev)) {
+    const std::int64_t g = gap(ev, prev_end);
+    const LineUp::Step s = pre.step(ev);
+    if (!s.aligned) continue;
+    Sums& sum = sums_[s.kind];
+    sum.rank += static_cast<double>(g);
+    sum.source += static_cast<double>(s.source_gap);
+  }
+}
+
+std::optional<std::int64_t> AlignedCompute::next(const Event& ev) {
+  const LineUp::Step s = line_.step(ev);
+  if (!s.aligned) return std::nullopt;
+  const auto it = sums_.find(s.kind);
+  if (it == sums_.end() || it->second.source <= 0) return std::nullopt;
+  // Not the same work (a root's share, a rank that waits in compute): the source's segments
+  // say little of this rank's, and a small captured sum would magnify its replay's noise.
+  const double share = it->second.rank / it->second.source;
+  if (share < kMinShare || share > kMaxShare) return std::nullopt;
+  ++aligned_;
+  return std::llround(static_cast<double>(s.source_replayed) * share);
+}
+
+}  // namespace encore::predict

@@ -1,0 +1,77 @@
+// Compute of a rank without a replay profile, segment by segment from a replayed rank that
+// made the same calls (SPMD): where the two ranks' captures agree on the calls around a
+// segment, the replayed rank's replayed segment, times how much longer this rank's captured
+// segments of that kind (calls before and after) were than the replayed rank's, summed over
+// the run. Scaling this rank's own captured segment instead (the overall ratio) keeps
+// whatever the capture added to that one segment (the writer thread taking the core for a
+// few ms), which no replay measured and which a two-rank exchange turns into the other rank's
+// wait. Unsuccessful polls (Test*, Iprobe) may differ in number between the ranks: they are
+// skipped when lining the calls up, and the segments around them are not aligned. Used by
+// `encore predict --infer aligned` (not the default: not yet measured against plain runs on
+// an idle machine).
+// Internal to libtime's predict code.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "encore/event.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/trace_dir.hpp"
+
+namespace encore::predict {
+
+class AlignedCompute {
+ public:
+  // A kind of segment follows the source only where this rank's captured sum is within these
+  // factors of the source's.
+  static constexpr double kMinShare = 0.5, kMaxShare = 2.0;
+
+  // `rank` inferred from `source`, whose replay profile's events are `source_profile`. Reads
+  // both captures once to sum each kind of aligned segment (what next() then scales by).
+  AlignedCompute(const TraceDir& capture, std::uint32_t rank, std::uint32_t source,
+                 const std::filesystem::path& source_profile);
+
+  // For each event of `rank` in file order: the compute before it, or nullopt where the
+  // segment is not aligned (or its kind took no captured time on the source rank).
+  std::optional<std::int64_t> next(const Event& ev);
+
+  // Segments of `rank` aligned so far (by next()).
+  std::uint64_t aligned() const { return aligned_; }
+
+  using Kind = std::pair<std::uint16_t, std::uint16_t>;  // functions before and after
+
+  // The line-up of one rank's calls with the source's, call by call.
+  class LineUp {
+   public:
+    LineUp(const std::filesystem::path& source_capture,
+           const std::optional<std::filesystem::path>& source_profile);
+    struct Step {
+      bool aligned = false;
+      Kind kind{};
+      std::int64_t source_gap = 0, source_replayed = 0;
+    };
+    Step step(const Event& ev);
+
+   private:
+    RankEventReader cap_;
+    std::optional<RankEventReader> rep_;
+    Event a_, b_;
+    std::int64_t prev_a_ = 0, prev_b_ = 0;
+    std::uint16_t prev_fn_ = 0;
+    bool prev_matched_ = false, first_ = true, source_ended_ = false;
+  };
+
+ private:
+  struct Sums {
+    double rank = 0, source = 0;
+  };
+  std::map<Kind, Sums> sums_;
+  LineUp line_;
+  std::uint64_t aligned_ = 0;
+};
+
+}  // namespace encore::predict
