@@ -1,18 +1,8 @@
 #include "compress_policy.hpp"
 
-#include <sched.h>
+#include "encore/cpu_budget.hpp"
 
 namespace encore::dump {
-namespace {
-
-int usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
-}
-
-}  // namespace
 
 bool compress_after_run(CompressWhen when, MPI_Comm world) {
   if (when != CompressWhen::automatic) return when == CompressWhen::after;
@@ -23,8 +13,11 @@ bool compress_after_run(CompressWhen when, MPI_Comm world) {
     PMPI_Comm_free(&node);
   }
   // MPICH's ranks busy-poll while they wait, so a rank holds its core all the time: with no
-  // core left over, the writer threads' compression runs in time taken from the ranks.
-  int after = node_ranks >= usable_cores() ? 1 : 0;
+  // core left over, the writer threads' compression runs in time taken from the ranks. A rank
+  // bound to one core (or held to one by a CPU quota) shares it with its writer whatever the
+  // node has.
+  const double cpus = usable_cpus();
+  int after = cpus <= 1.0 || node_ranks >= cpus ? 1 : 0;
   // Every rank decides alike (affinity masks may differ), so the trace has one policy.
   int any = 0;
   PMPI_Allreduce(&after, &any, 1, MPI_INT, MPI_MAX, world);
