@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "encore/cpu_budget.hpp"
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
@@ -69,7 +70,10 @@ ReplayOptions ReplayOptions::from_environment() {
   o.quiet = get("ENCORE_QUIET") == "1";
   o.profile = get("ENCORE_REPLAY_PROFILE");
   o.papi_events = split_event_list(get("ENCORE_PAPI_EVENTS"));
-  o.read_ahead = get("ENCORE_REPLAY_READ_AHEAD") != "0";
+  // On by default only where a core is left beside the program's: on one core (a CPU
+  // simulator, a CPU-quota cgroup) the thread's work would be taken from the compute measured.
+  const std::string ahead = get("ENCORE_REPLAY_READ_AHEAD");
+  o.read_ahead = ahead == "1" || (ahead != "0" && usable_cpus() >= 2.0);
   return o;
 }
 
