@@ -66,7 +66,7 @@ double usable_cpus() noexcept {
         bool has_cpu = false;
         while (std::getline(names, name, ',')) has_cpu |= name == "cpu";
         if (!has_cpu) continue;
-        for (const fs::path root :
+        for (const fs::path& root :
              {fs::path("/sys/fs/cgroup") / controllers, fs::path("/sys/fs/cgroup/cpu")})
           if (fs::exists(root)) {
             limit = cgroup_cpu_limit(root, root / rel, false);
