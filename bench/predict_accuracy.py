@@ -236,10 +236,14 @@ def replay(tool, trace, rank, out, program, limit=False):
 
 def replay_together(tool, trace, outs, program):
     """Every rank's replay at once, one per core as in the real run, so that what co-running
-    ranks do to each other (shared cache, memory bandwidth) is in the measured compute too."""
+    ranks do to each other (shared cache, memory bandwidth) is in the measured compute too.
+    Without the payload read-ahead: each replay sees two CPUs and would start its thread, but
+    the cores are the other replay's, as they were the other rank's."""
+    env = {**os.environ, "ENCORE_REPLAY_READ_AHEAD": "0"}
     procs = [subprocess.Popen([str(c) for c in [tool, "replay", "--rank", r, trace, "-o", out,
                                                 "--", *program]],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env=env)
              for r, out in enumerate(outs)]
     for p in procs:
         _, err = p.communicate(timeout=900)
