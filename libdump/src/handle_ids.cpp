@@ -1,36 +1,6 @@
 #include "handle_ids.hpp"
 
-#include <mpi.h>
-
 namespace encore::dump {
-namespace {
-
-std::int64_t null_handle(HandleKind kind) {
-  switch (kind) {
-    case HandleKind::comm:
-      return MPI_COMM_NULL;
-    case HandleKind::group:
-      return MPI_GROUP_NULL;
-    case HandleKind::datatype:
-      return MPI_DATATYPE_NULL;
-    case HandleKind::op:
-      return MPI_OP_NULL;
-    case HandleKind::info:
-      return MPI_INFO_NULL;
-    case HandleKind::errhandler:
-      return MPI_ERRHANDLER_NULL;
-    case HandleKind::win:
-      return MPI_WIN_NULL;
-    case HandleKind::message:
-      return MPI_MESSAGE_NULL;
-    case HandleKind::request:
-      return MPI_REQUEST_NULL;
-    default:
-      return 0;  // MPI_File and MPI_Session are pointers: null is 0
-  }
-}
-
-}  // namespace
 
 HandleIds::HandleIds(HandleKind kind) {
   const auto predefined = predefined_handles(kind);

@@ -215,20 +215,7 @@ void Step::free_op(int i, MPI_Op* p) {
 }
 
 std::int64_t Step::null_value(int i) const {
-  switch (function_table()[id_].params[static_cast<std::size_t>(i)].handle_kind) {
-    case HandleKind::info:
-      return MPI_INFO_NULL;
-    case HandleKind::errhandler:
-      return MPI_ERRHANDLER_NULL;
-    case HandleKind::win:
-      return MPI_WIN_NULL;
-    case HandleKind::message:
-      return MPI_MESSAGE_NULL;
-    case HandleKind::request:
-      return MPI_REQUEST_NULL;
-    default:
-      return 0;
-  }
+  return null_handle(function_table()[id_].params[static_cast<std::size_t>(i)].handle_kind);
 }
 
 void Step::commit_datatype(int i, MPI_Datatype t) {

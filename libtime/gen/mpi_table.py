@@ -156,6 +156,8 @@ constexpr bool is_output(Role role) {{
 std::span<const FunctionInfo> function_table();
 const FunctionInfo* find_function(std::string_view name);
 std::span<const PredefinedHandle> predefined_handles(HandleKind kind);
+// The kind's null handle (MPI_COMM_NULL, ...) in this MPI library's ABI; 0 where mpi.h has none.
+std::int64_t null_handle(HandleKind kind);
 std::string_view role_name(Role role);
 std::string_view category_name(Category category);
 
@@ -223,7 +225,15 @@ std::span<const PredefinedHandle> predefined_handles(HandleKind kind) {
         ctype = "MPI_" + ("Errhandler" if kind == "errhandler" else kind.capitalize())
         if handles.get(ctype):
             lines.append(f"    case HandleKind::{kind}: return kPredefined_{kind};")
-    lines.append("    default: return {};\n  }\n}\n\n}  // namespace encore")
+    lines.append("    default: return {};\n  }\n}\n")
+    lines.append("std::int64_t null_handle(HandleKind kind) {\n  switch (kind) {")
+    for kind in HANDLE_KINDS:
+        ctype = "MPI_" + ("Errhandler" if kind == "errhandler" else kind.capitalize())
+        name = f"MPI_{kind.upper()}_NULL"
+        value = dict(handles.get(ctype, [])).get(name)
+        if value:
+            lines.append(f"    case HandleKind::{kind}: return {value};  // {name}")
+    lines.append("    default: return 0;\n  }\n}\n\n}  // namespace encore")
     return "\n".join(lines) + "\n"
 
 
