@@ -1,44 +1,121 @@
 #include "clock_sync.hpp"
 
-#include <mpi.h>
-
+#include <algorithm>
+#include <fstream>
+#include <functional>
 #include <limits>
+#include <string>
+
+#include <mpi.h>
 
 namespace encore::dump {
 namespace {
-constexpr int kRounds = 8;
+
+constexpr int kMinRounds = 8;
+constexpr int kMaxRounds = 64;
+constexpr std::uint64_t kSlowTripNs = 50'000;  // more trips while the best is slower
+constexpr std::int64_t kDone = std::numeric_limits<std::int64_t>::min();  // ends a peer's trips
 constexpr int kTag = 0x3e7c;  // on MPI_COMM_WORLD, before or after the program's traffic
+
+// Which kernel's CLOCK_MONOTONIC this process reads: the boot id, else the host name.
+std::uint64_t clock_domain() {
+  std::string id;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  if (!(boot >> id)) {
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    PMPI_Get_processor_name(name, &len);
+    id.assign(name, static_cast<std::size_t>(std::max(len, 0)));
+  }
+  return std::hash<std::string>{}(id);
+}
+
+// This rank's timeline against CLOCK_MONOTONIC: timestamp, monotonic, uncertainty (ns).
+struct Anchor {
+  std::int64_t t_ns, mono_ns, width_ns;
+  std::int64_t domain;
+};
+
+Anchor anchor(const Clock& clock, std::uint64_t domain) {
+  const ClockPair p = clock.pair();
+  const std::uint64_t t = clock.to_ns(p.ticks);
+  const std::uint64_t width = clock.to_ns(p.ticks + p.width_ticks) - t;
+  return {static_cast<std::int64_t>(t), static_cast<std::int64_t>(p.mono_ns),
+          static_cast<std::int64_t>(width), static_cast<std::int64_t>(domain)};
+}
+
+// Rank 0's side with one peer: round trips, then the result sent back.
+void measure_peer(const Clock& clock, int peer, const Anchor& mine, bool shared_clock) {
+  Anchor theirs{};
+  PMPI_Recv(&theirs, 4, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::uint64_t best_rtt = std::numeric_limits<std::uint64_t>::max();
+  ClockOffset out;
+  out.method = ClockOffset::Method::round_trips;
+  for (int i = 0; i < kMaxRounds && (i < kMinRounds || best_rtt > kSlowTripNs); ++i) {
+    std::int64_t ping[4] = {static_cast<std::int64_t>(clock.to_ns(clock.ticks())), 0, 0, 0};
+    std::int64_t remote = 0;
+    PMPI_Send(ping, 4, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD);
+    PMPI_Recv(&remote, 1, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const auto t0 = static_cast<std::uint64_t>(ping[0]);
+    const std::uint64_t t1 = clock.to_ns(clock.ticks());
+    if (t1 - t0 < best_rtt) {
+      best_rtt = t1 - t0;
+      out.offset_ns = static_cast<std::int64_t>(t0 + (t1 - t0) / 2) - remote;
+    }
+  }
+  out.error_ns = best_rtt / 2 + 1;
+  if (shared_clock && theirs.domain == mine.domain) {
+    // Same monotonic clock: (t0 - mono0) - (tr - monor) is the offset, give or take the pairs'
+    // widths and the rates' calibration error over the time between the two pairs.
+    const std::int64_t shared = (mine.t_ns - mine.mono_ns) - (theirs.t_ns - theirs.mono_ns);
+    const std::int64_t apart = std::abs(mine.mono_ns - theirs.mono_ns);
+    const auto error = static_cast<std::uint64_t>((mine.width_ns + theirs.width_ns) / 2 + 1 +
+                                                  apart / 10'000);  // 100 ppm
+    const auto gap = static_cast<std::uint64_t>(std::abs(shared - out.offset_ns));
+    if (gap <= out.error_ns + error && error < out.error_ns) {
+      out.offset_ns = shared;
+      out.error_ns = error;
+      out.method = ClockOffset::Method::shared_clock;
+    }
+  }
+  const std::int64_t done[4] = {kDone, out.offset_ns, static_cast<std::int64_t>(out.error_ns),
+                                static_cast<std::int64_t>(out.method)};
+  PMPI_Send(done, 4, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD);
+}
+
 }  // namespace
 
-std::int64_t estimate_clock_offset(const Clock& clock, int rank, int nprocs) {
-  std::int64_t offset = 0;
+ClockOffset estimate_clock_offset(const Clock& clock, int rank, int nprocs, bool shared_clock) {
+  const std::uint64_t domain = clock_domain();
   if (rank == 0) {
-    for (int peer = 1; peer < nprocs; ++peer) {
-      std::uint64_t best_rtt = std::numeric_limits<std::uint64_t>::max();
-      std::int64_t best = 0;
-      for (int i = 0; i < kRounds; ++i) {
-        std::uint64_t remote = 0;
-        const std::uint64_t t0 = clock.to_ns(clock.ticks());
-        PMPI_Send(&t0, 1, MPI_UINT64_T, peer, kTag, MPI_COMM_WORLD);
-        PMPI_Recv(&remote, 1, MPI_UINT64_T, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        const std::uint64_t t1 = clock.to_ns(clock.ticks());
-        if (t1 - t0 < best_rtt) {
-          best_rtt = t1 - t0;
-          best = static_cast<std::int64_t>(t0 + (t1 - t0) / 2) - static_cast<std::int64_t>(remote);
-        }
-      }
-      PMPI_Send(&best, 1, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD);
-    }
-  } else {
-    for (int i = 0; i < kRounds; ++i) {
-      std::uint64_t ping = 0;
-      PMPI_Recv(&ping, 1, MPI_UINT64_T, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      const std::uint64_t now = clock.to_ns(clock.ticks());
-      PMPI_Send(&now, 1, MPI_UINT64_T, 0, kTag, MPI_COMM_WORLD);
-    }
-    PMPI_Recv(&offset, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int peer = 1; peer < nprocs; ++peer)
+      measure_peer(clock, peer, anchor(clock, domain), shared_clock);
+    return {0, clock.to_ns(clock.ticks()), 0, ClockOffset::Method::self};
   }
-  return offset;
+  const Anchor mine = anchor(clock, domain);
+  PMPI_Send(&mine, 4, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
+  ClockOffset out;
+  for (;;) {
+    std::int64_t msg[4] = {};
+    PMPI_Recv(msg, 4, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (msg[0] == kDone) {
+      out.offset_ns = msg[1];
+      out.error_ns = static_cast<std::uint64_t>(msg[2]);
+      out.method = msg[3] == static_cast<std::int64_t>(ClockOffset::Method::shared_clock)
+                       ? ClockOffset::Method::shared_clock
+                       : ClockOffset::Method::round_trips;
+      break;
+    }
+    const auto now = static_cast<std::int64_t>(clock.to_ns(clock.ticks()));
+    PMPI_Send(&now, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
+  }
+  out.at_ns = static_cast<std::uint64_t>(mine.t_ns);
+  return out;
+}
+
+ClockSync to_manifest(const ClockOffset& o) {
+  static constexpr const char* kNames[] = {"self", "shared clock", "round trips"};
+  return {o.offset_ns, o.at_ns, o.error_ns, kNames[static_cast<int>(o.method)]};
 }
 
 }  // namespace encore::dump

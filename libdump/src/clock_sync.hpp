@@ -1,14 +1,34 @@
-// Offsets between the ranks' clocks, estimated at MPI_Init and MPI_Finalize by ping-pong with
-// rank 0 (the reply's time against the midpoint of the round trip, keeping the shortest of
-// several trips). Adding a rank's offset to its timestamps puts them on rank 0's timeline.
+// Offsets between the ranks' clocks, estimated at MPI_Init and MPI_Finalize with rank 0.
+// Adding a rank's offset to its timestamps puts them on rank 0's timeline.
+//
+// Two estimates per rank. Round trips: the reply's time against the midpoint of the trip,
+// keeping the shortest trip (its half is a hard bound on the error); trips go on past the first
+// 8 while the best one is still slow (a loaded machine or a slow network) and no slower than
+// 64. The shared clock: ranks on one kernel (same boot id) read the same CLOCK_MONOTONIC, so
+// each rank's (timestamp, monotonic) pair gives the offset to within the pairs' widths, tens
+// of nanoseconds, however late the messages are. It is used when it lies inside the round
+// trips' bound (a time namespace or a reused host name would not).
 #pragma once
 
 #include <cstdint>
 
 #include "encore/clock.hpp"
+#include "encore/manifest.hpp"
 
 namespace encore::dump {
 
-std::int64_t estimate_clock_offset(const Clock& clock, int rank, int nprocs);
+struct ClockOffset {
+  std::int64_t offset_ns = 0;  // this rank's time + offset = rank 0's time
+  std::uint64_t at_ns = 0;     // this rank's time when it was measured
+  std::uint64_t error_ns = 0;  // bound on |estimate - truth|
+  enum class Method : std::uint8_t { self, shared_clock, round_trips } method = Method::self;
+};
+
+// As the manifest records it.
+ClockSync to_manifest(const ClockOffset& o);
+
+// Collective over MPI_COMM_WORLD (PMPI calls only).
+// `shared_clock` false: round trips only (ENCORE_CLOCK_SYNC=round-trips).
+ClockOffset estimate_clock_offset(const Clock& clock, int rank, int nprocs, bool shared_clock);
 
 }  // namespace encore::dump

@@ -76,6 +76,13 @@ Options Options::from_environment() {
     else if (s != "auto")
       std::fprintf(stderr, "encore: ignoring ENCORE_COMPRESS=%s (auto, during or after)\n", v);
   }
+  if (const char* v = env("ENCORE_CLOCK_SYNC")) {
+    const std::string_view s(v);
+    if (s == "round-trips")
+      o.shared_clock = false;
+    else if (s != "auto")
+      std::fprintf(stderr, "encore: ignoring ENCORE_CLOCK_SYNC=%s (auto or round-trips)\n", v);
+  }
   int level = -1000;
   read_number("ENCORE_ZSTD_LEVEL", level, -7, 19);
   if (level != -1000) {

@@ -35,7 +35,7 @@ namespace {
 struct RankReport {
   char host[MPI_MAX_PROCESSOR_NAME];
   std::int64_t pid;
-  std::int64_t clock_offset_ns;
+  ClockOffset clock;
   std::uint8_t byte_order;
   std::uint8_t sizes[6];
 };
@@ -72,7 +72,8 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
       {"compress", std::string(rec.compress_after ? "after" : "during")},
       {"memory_budget_bytes", o.memory_budget},
       {"flush_interval_ms", o.flush_interval_ns / 1'000'000},
-      {"send_hashes", o.send_hashes}};
+      {"send_hashes", o.send_hashes},
+      {"clock_sync", std::string(o.shared_clock ? "auto" : "round-trips")}};
   m.papi.requested = o.papi_events;
   m.papi.available = rec.counters_on;
   m.papi.reason = rec.counter_setup.reason;
@@ -89,7 +90,8 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
     info.byte_order = static_cast<ByteOrder>(rep.byte_order);
     info.sizes = {rep.sizes[0], rep.sizes[1], rep.sizes[2],
                   rep.sizes[3], rep.sizes[4], rep.sizes[5]};
-    info.clock_offset_ns = rep.clock_offset_ns;
+    info.clock_offset_ns = rep.clock.offset_ns;
+    info.sync_init = to_manifest(rep.clock);
     m.ranks.push_back(info);
   }
   return m;
@@ -205,7 +207,7 @@ void Recorder::start(int thread_level) {
   const std::uint8_t sizes[6] = {sizeof(int),      sizeof(long),       sizeof(void*),
                                  sizeof(MPI_Aint), sizeof(MPI_Offset), sizeof(MPI_Count)};
   std::copy(std::begin(sizes), std::end(sizes), mine.sizes);
-  mine.clock_offset_ns = estimate_clock_offset(rec->clock, rec->rank, rec->nprocs);
+  mine.clock = estimate_clock_offset(rec->clock, rec->rank, rec->nprocs, opts.shared_clock);
   std::vector<RankReport> reports(static_cast<std::size_t>(rec->rank == 0 ? rec->nprocs : 0));
   PMPI_Gather(&mine, sizeof mine, MPI_BYTE, reports.data(), sizeof mine, MPI_BYTE, 0,
               MPI_COMM_WORLD);
@@ -226,10 +228,10 @@ void Recorder::start(int thread_level) {
 // Called from MPI_Finalize before PMPI_Finalize: the last collective work of the tool.
 FinalizeReport Recorder::before_finalize() {
   FinalizeReport report;
-  const std::int64_t offset = estimate_clock_offset(clock, rank, nprocs);
+  const ClockOffset offset = estimate_clock_offset(clock, rank, nprocs, options.shared_clock);
   writer->flush_now();
   struct Totals {
-    std::int64_t offset;
+    ClockOffset offset;
     std::uint64_t events, payload, overhead, raw, stored, failed;
   } mine{offset, 0, 0, total_overhead_ns(), 0, 0, writer->failure().empty() ? 0u : 1u};
   {
@@ -253,7 +255,7 @@ FinalizeReport Recorder::before_finalize() {
     info.status = RankStatus::complete;
     info.events = t.events;
     info.payload_bytes = t.payload;
-    info.raw["clock_offset_end_ns"] = t.offset;
+    info.sync_end = to_manifest(t.offset);
     info.raw["overhead_ns"] = t.overhead;
     report.events += t.events;
     report.payload += t.payload;

@@ -103,6 +103,8 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   info.pid = getpid();
   info.byte_order = host_byte_order();
   info.clock_offset_ns = 0;
+  info.sync_init.reset();
+  info.sync_end.reset();
   info.status = RankStatus::running;
   info.events = 0;
   info.payload_bytes = 0;

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -42,11 +43,20 @@ Clock::Clock(ClockSource source) noexcept : source_(source), tick0_(0), mono0_(0
 #if !defined(__x86_64__)
   source_ = ClockSource::monotonic;
 #endif
-  // Bracket the monotonic read with tick reads so the pair is tight.
-  const std::uint64_t a = ticks();
-  mono0_ = monotonic_ns();
-  const std::uint64_t b = ticks();
-  tick0_ = a + (b - a) / 2;
+  const ClockPair p = pair();
+  tick0_ = p.ticks;
+  mono0_ = p.mono_ns;
+}
+
+ClockPair Clock::pair(int tries) const noexcept {
+  ClockPair best{0, 0, ~std::uint64_t{0}};
+  for (int i = 0; i < std::max(tries, 1); ++i) {
+    const std::uint64_t a = ticks();
+    const std::uint64_t mono = monotonic_ns();
+    const std::uint64_t b = ticks();
+    if (b - a < best.width_ticks) best = {a + (b - a) / 2, mono, b - a};
+  }
+  return best;
 }
 
 void Clock::calibrate(std::uint64_t min_interval_ns) noexcept {
@@ -54,16 +64,11 @@ void Clock::calibrate(std::uint64_t min_interval_ns) noexcept {
     mult_ = 1ull << kShift;
     return;
   }
-  std::uint64_t mono = 0;
-  std::uint64_t tick = 0;
-  do {
-    const std::uint64_t a = ticks();
-    mono = monotonic_ns();
-    const std::uint64_t b = ticks();
-    tick = a + (b - a) / 2;
-  } while (mono - mono0_ < min_interval_ns);
-  const auto ns = static_cast<unsigned __int128>(mono - mono0_) << kShift;
-  mult_ = static_cast<std::uint64_t>(ns / (tick - tick0_));
+  while (monotonic_ns() - mono0_ < min_interval_ns) {
+  }
+  const ClockPair p = pair();
+  const auto ns = static_cast<unsigned __int128>(p.mono_ns - mono0_) << kShift;
+  mult_ = static_cast<std::uint64_t>(ns / (p.ticks - tick0_));
 }
 
 double Clock::resolution_ns() const noexcept {

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -83,6 +85,23 @@ void save_manifest(const Manifest& m, const std::filesystem::path& path) {
     ::unlink(tmp.c_str());
     throw Error(format_in(name, std::string(step) + ": " + errno_text(err)));
   }
+}
+
+std::int64_t RankInfo::offset_at(std::int64_t local_ns) const noexcept {
+  if (!sync_init || !sync_end || sync_end->at_ns <= sync_init->at_ns) return clock_offset_ns;
+  const auto t0 = static_cast<std::int64_t>(sync_init->at_ns);
+  const auto t1 = static_cast<std::int64_t>(sync_end->at_ns);
+  if (local_ns <= t0) return sync_init->offset_ns;
+  if (local_ns >= t1) return sync_end->offset_ns;
+  // The drift is some ppm of the run: a double's 53 bits hold the product exactly enough.
+  const double f = static_cast<double>(local_ns - t0) / static_cast<double>(t1 - t0);
+  const auto drift = static_cast<double>(sync_end->offset_ns - sync_init->offset_ns);
+  return sync_init->offset_ns + static_cast<std::int64_t>(std::llround(f * drift));
+}
+
+std::int64_t RankInfo::lowest_offset() const noexcept {
+  if (!sync_init || !sync_end || sync_end->at_ns <= sync_init->at_ns) return clock_offset_ns;
+  return std::min(sync_init->offset_ns, sync_end->offset_ns);
 }
 
 }  // namespace encore

@@ -125,6 +125,25 @@ Enum parse_enum(const Node& n, std::string_view name, const Enum (&values)[N]) {
   n.fail(n.join(name), "expected one of " + expected + ", got \"" + text + "\"");
 }
 
+ClockSync parse_sync(const Node& n) {
+  ClockSync out;
+  out.offset_ns = n.signed_int("offset_ns");
+  out.at_ns = n.unsigned_int("at_ns");
+  out.error_ns = n.unsigned_int("error_ns");
+  out.method = n.string("method");
+  if (out.method != "self" && out.method != "shared clock" && out.method != "round trips")
+    n.fail(n.join("method"),
+           "expected \"self\", \"shared clock\" or \"round trips\", got \"" + out.method + "\"");
+  return out;
+}
+
+json sync_to_json(const ClockSync& s) {
+  return {{"offset_ns", s.offset_ns},
+          {"at_ns", s.at_ns},
+          {"error_ns", s.error_ns},
+          {"method", s.method}};
+}
+
 RankInfo parse_rank(const Node& r) {
   RankInfo out;
   out.rank =
@@ -145,6 +164,11 @@ RankInfo parse_rank(const Node& r) {
   out.sizes.offset_size = static_cast<std::uint32_t>(s.unsigned_int("offset", kMaxSize));
   out.sizes.count_size = static_cast<std::uint32_t>(s.unsigned_int("count", kMaxSize));
   out.clock_offset_ns = r.signed_int("clock_offset_ns");
+  if (r.has("clock_sync")) {
+    const Node cs = r.object("clock_sync");
+    if (cs.has("init")) out.sync_init = parse_sync(cs.object("init"));
+    if (cs.has("finalize")) out.sync_end = parse_sync(cs.object("finalize"));
+  }
   out.status =
       parse_enum(r, "status", {RankStatus::running, RankStatus::complete, RankStatus::aborted});
   out.events = r.unsigned_int("events");
@@ -261,7 +285,7 @@ json manifest_to_json(const Manifest& m) {
   doc["options"] = m.options.is_object() ? m.options : json::object();
   json ranks = json::array();
   for (const RankInfo& r : m.ranks) {
-    const json rank = {
+    json rank = {
         {"rank", r.rank},
         {"host", r.host},
         {"pid", r.pid},
@@ -278,7 +302,18 @@ json manifest_to_json(const Manifest& m) {
         {"events", r.events},
         {"payload_bytes", r.payload_bytes},
     };
-    ranks.push_back(overlay(r.raw.is_object() ? r.raw : json::object(), rank));
+    if (r.sync_init || r.sync_end) {
+      json cs = json::object();
+      if (r.sync_init) cs["init"] = sync_to_json(*r.sync_init);
+      if (r.sync_end) {
+        cs["finalize"] = sync_to_json(*r.sync_end);
+        rank["clock_offset_end_ns"] = r.sync_end->offset_ns;  // the key older readers know
+      }
+      rank["clock_sync"] = std::move(cs);
+    }
+    json base = r.raw.is_object() ? r.raw : json::object();
+    base.erase("clock_sync");  // the typed fields say whether there is one
+    ranks.push_back(overlay(std::move(base), rank));
   }
   doc["ranks"] = std::move(ranks);
   if (m.replay_of)

@@ -1,5 +1,6 @@
 """Shared helpers for the integration tests: run examples under mpiexec, record them with
 `encore record`, and read what the tool prints. Standard library only."""
+import math
 import os
 import pathlib
 import re
@@ -50,6 +51,33 @@ def record(trace_dir, n, program, *args, options=(), **kw):
     """`encore record -o trace_dir [options] -- mpiexec -n N program args`."""
     return run([TOOL, "record", "-o", str(trace_dir), *options, "--", MPIEXEC, "-n", str(n),
                 program, *map(str, args)], **kw)
+
+
+def _syncs(rank):
+    """A manifest rank entry's MPI_Init and MPI_Finalize clock estimates, if it has both in order."""
+    cs = rank.get("clock_sync", {})
+    init, end = cs.get("init"), cs.get("finalize")
+    return (init, end) if init and end and end["at_ns"] > init["at_ns"] else None
+
+
+def offset_at(rank, t):
+    """RankInfo::offset_at: the clock offset at time t of a rank (manifest entry), interpolated
+    between its two estimates, held outside them (the same double arithmetic as libtime)."""
+    s = _syncs(rank)
+    if not s:
+        return rank["clock_offset_ns"]
+    init, end = s
+    if t <= init["at_ns"]:
+        return init["offset_ns"]
+    if t >= end["at_ns"]:
+        return end["offset_ns"]
+    x = (t - init["at_ns"]) / (end["at_ns"] - init["at_ns"]) * float(end["offset_ns"] - init["offset_ns"])
+    return init["offset_ns"] + (math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5))
+
+
+def lowest_offset(rank):
+    s = _syncs(rank)
+    return min(s[0]["offset_ns"], s[1]["offset_ns"]) if s else rank["clock_offset_ns"]
 
 
 def digests(stdout):

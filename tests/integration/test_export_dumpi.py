@@ -175,8 +175,8 @@ class ExportDumpi(unittest.TestCase):
         self.assertEqual((meta["version"], meta["subversion"], meta["subsubversion"]),
                          ("0", "6", "9"))
         self.assertEqual(int(meta["startime"]), manifest["start_time_unix_ns"] // 10**9)
-        offsets = [r["clock_offset_ns"] for r in manifest["ranks"]]
-        shift = max([0] + [-o for o in offsets])
+        ranks = manifest["ranks"]
+        shift = max([0] + [-harness.lowest_offset(r) for r in ranks])
         calls = show_calls(self.traces[name])
         total = 0
         for rank in range(nprocs):
@@ -205,8 +205,14 @@ class ExportDumpi(unittest.TestCase):
                         comm_members[m.group(1)] = [int(x) for x in m.group(2).split(",") if x.isdigit()]
                 self.assertEqual(rec["thread"], call["thread"], where)
                 self.assertEqual(rec["mask"], 0x4B, where)
-                self.assertEqual(rec["start_ns"], call["start_ns"] + offsets[rank] + shift, where)
-                self.assertEqual(format_duration(rec["end_ns"] - rec["start_ns"]),
+                # Times on rank 0's timeline: t + offset(t) (harness.offset_at), so a call's
+                # duration there differs from the recorded one by the offset's drift over it.
+                start = call["start_ns"]
+                self.assertEqual(rec["start_ns"], start + harness.offset_at(ranks[rank], start) + shift,
+                                 where)
+                end = start + rec["end_ns"] - rec["start_ns"]
+                drift = harness.offset_at(ranks[rank], end) - harness.offset_at(ranks[rank], start)
+                self.assertEqual(format_duration(rec["end_ns"] - rec["start_ns"] - drift),
                                  call["duration"], where)
                 self.assertEqual(rec["perf"], [], where)
                 self.check_fields(rec, call, replaced, handles, comm_members, dropped, rank, where)

@@ -4,6 +4,7 @@ per location the events must match the trace as `encore show` prints it: one ENT
 pair per MPI call in the same order and at the same times, message events for every
 send/receive that moved data, collective begin/end for every blocking collective."""
 import collections
+import json
 import os
 import pathlib
 import re
@@ -86,6 +87,7 @@ class ExportOtf2(unittest.TestCase):
         text, events = print_events(archive)
         self.assertNotIn("INVALID", text)
         calls = show_calls(self.traces[name])
+        ranks = json.loads((self.traces[name] / "manifest.json").read_text())["ranks"]
         # One location per recorded thread: thread t of rank r is (t << 32) | r.
         self.assertEqual(sorted(events), sorted((t << 32) | r for r, t in calls))
         for (rank, thread), expected in calls.items():
@@ -96,8 +98,9 @@ class ExportOtf2(unittest.TestCase):
             mpi = [(t, r) for t, r in enters if r != "compute"]
             # Same calls in the same order, at the same times (relative to the first call).
             self.assertEqual([r for _, r in mpi], [f for f, _, _ in expected])
-            self.assertEqual([t - mpi[0][0] for t, _ in mpi],
-                             [s - expected[0][1] for _, s, _ in expected])
+            # (Each time t on rank 0's timeline is t + offset(t): harness.offset_at.)
+            on_rank0 = [s + harness.offset_at(ranks[rank], s) for _, s, _ in expected]
+            self.assertEqual([t - mpi[0][0] for t, _ in mpi], [s - on_rank0[0] for s in on_rank0])
             self.assertEqual(counts["LEAVE"], counts["ENTER"])
             # Timestamps never go backwards within a location.
             times = [e[1] for e in got]

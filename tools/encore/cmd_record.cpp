@@ -44,6 +44,7 @@ struct RecordOptions {
   std::string payload_order;
   std::optional<int> zstd_level;
   std::string compress;
+  std::string clock_sync;
   std::optional<long long> memory_mb;
   std::optional<long long> flush_ms;
   bool no_send_hash = false;
@@ -123,6 +124,7 @@ int record(const RecordOptions& o) {
   if (!o.payload_order.empty()) set_env("ENCORE_PAYLOAD_ORDER", o.payload_order);
   if (o.zstd_level) set_env("ENCORE_ZSTD_LEVEL", std::to_string(*o.zstd_level));
   if (!o.compress.empty()) set_env("ENCORE_COMPRESS", o.compress);
+  if (!o.clock_sync.empty()) set_env("ENCORE_CLOCK_SYNC", o.clock_sync);
   if (o.memory_mb) set_env("ENCORE_MEMORY_MB", std::to_string(*o.memory_mb));
   if (o.flush_ms) set_env("ENCORE_FLUSH_MS", std::to_string(*o.flush_ms));
   if (o.no_send_hash) set_env("ENCORE_SEND_HASH", "0");
@@ -175,6 +177,11 @@ Subcommand add_record(CLI::App& parent) {
                   "chunks packed at MPI_Finalize, so compression takes no time from the ranks), or "
                   "auto (default: after where the node's ranks leave no core free).")
       ->check(CLI::IsMember({"auto", "during", "after"}));
+  app->add_option("--clock-sync", o->clock_sync,
+                  "How clock offsets between ranks are measured at MPI_Init and MPI_Finalize: "
+                  "auto (default: from the shared monotonic clock for ranks on rank 0's kernel, "
+                  "checked against round trips; round trips for the others) or round-trips.")
+      ->check(CLI::IsMember({"auto", "round-trips"}));
   app->add_option("--memory-mb", o->memory_mb, "Trace buffer memory per rank in MiB (>= 16).")
       ->check(CLI::Range(16LL, 1LL << 20));
   app->add_option("--flush-ms", o->flush_ms, "Flush buffers to disk at least this often (ms).")

@@ -114,7 +114,8 @@ class RankWriter {
         stats_(stats),
         noted_(noted),
         skipped_(skipped),
-        base_ns_(m.rank_info(rank)->clock_offset_ns + shift) {
+        info_(*m.rank_info(rank)),
+        shift_ns_(shift) {
     counts_.fill(0);
     if (m.papi.available) counters_ = m.papi.requested.size();
     out_.u64(d::kHeadMagic);
@@ -297,7 +298,8 @@ class RankWriter {
     ++records_;
   }
   void time(std::uint64_t ns) {
-    const auto t = static_cast<std::uint64_t>(static_cast<std::int64_t>(ns) + base_ns_);
+    const auto local = static_cast<std::int64_t>(ns);
+    const auto t = static_cast<std::uint64_t>(local + info_.offset_at(local) + shift_ns_);
     const std::uint64_t sec = t / 1000000000;
     if (sec > 0xffff) note("times past 65535 s wrap (DUMPI stores 16-bit seconds)");
     out_.u16(static_cast<std::uint16_t>(sec));
@@ -641,7 +643,8 @@ class RankWriter {
   ExportStats& stats_;
   std::set<std::string>& noted_;
   std::map<std::uint16_t, std::uint64_t>& skipped_;  // calls not written, by function
-  std::int64_t base_ns_;
+  const RankInfo& info_;                             // its clock offset
+  std::int64_t shift_ns_;
   std::uint64_t body_ = 0;
   const RankContext* ctx_ = nullptr;
   std::uint64_t records_ = 0;
@@ -671,7 +674,7 @@ ExportStats export_dumpi(const std::filesystem::path& trace, const std::filesyst
   const Manifest manifest = load_trace(trace);
   prepare_output_dir(out);
   std::int64_t shift = 0;  // so that no rank's time is negative on rank 0's timeline
-  for (const auto& r : manifest.ranks) shift = std::max(shift, -r.clock_offset_ns);
+  for (const auto& r : manifest.ranks) shift = std::max(shift, -r.lowest_offset());
   std::set<std::string> noted;
   std::map<std::uint16_t, std::uint64_t> skipped;
   std::unique_ptr<RankWriter> writer;

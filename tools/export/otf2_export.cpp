@@ -137,7 +137,7 @@ class Otf2Writer {
     check(OTF2_Archive_SetCreator(archive_, "encore export"), "creator");
     check(OTF2_Archive_OpenEvtFiles(archive_), "event files");
     // Timestamps are ns on rank 0's timeline, shifted so that none is negative.
-    for (const auto& r : manifest_.ranks) shift_ = std::max(shift_, -r.clock_offset_ns);
+    for (const auto& r : manifest_.ranks) shift_ = std::max(shift_, -r.lowest_offset());
     if (manifest_.papi.available) counter_names_ = manifest_.papi.requested;
   }
   ~Otf2Writer() {
@@ -208,7 +208,8 @@ class Otf2Writer {
   std::uint64_t ts(std::uint32_t rank, std::uint64_t ns) const {
     const RankInfo* info = manifest_.rank_info(rank);
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(ns) +
-                                      (info ? info->clock_offset_ns : 0) + shift_);
+                                      (info ? info->offset_at(static_cast<std::int64_t>(ns)) : 0) +
+                                      shift_);
   }
 
   Location& location(std::uint32_t rank, std::uint16_t thread) {

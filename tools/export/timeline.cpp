@@ -25,14 +25,18 @@ TraceInput open_trace_input(const std::filesystem::path& root) {
 RankTimeline::RankTimeline(const TraceInput& trace, std::uint32_t rank)
     : reader_(TraceDir(trace.root).events_path(rank)),
       rank_(rank),
-      offset_ns_(trace.manifest.rank_info(rank) ? trace.manifest.rank_info(rank)->clock_offset_ns
-                                                : 0),
+      info_(trace.manifest.rank_info(rank)),
       path_(TraceDir(trace.root).events_path(rank).string()) {}
 
 bool RankTimeline::next(TimelineCall& out) {
   if (!reader_.next(event_)) return false;
-  const std::int64_t start = static_cast<std::int64_t>(event_.start_ns) + offset_ns_;
-  const std::int64_t end = static_cast<std::int64_t>(event_.end_ns) + offset_ns_;
+  // Each time with the offset at that time: t + offset_at(t) never goes backwards.
+  const auto shifted = [this](std::uint64_t ns) {
+    const auto t = static_cast<std::int64_t>(ns);
+    return t + (info_ ? info_->offset_at(t) : 0);
+  };
+  const std::int64_t start = shifted(event_.start_ns);
+  const std::int64_t end = shifted(event_.end_ns);
   auto [it, first] = last_end_.try_emplace(event_.thread, start);
   out.event = &event_;
   out.start_ns = start;

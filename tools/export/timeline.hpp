@@ -46,7 +46,7 @@ class RankTimeline {
  private:
   RankEventReader reader_;
   std::uint32_t rank_;
-  std::int64_t offset_ns_;
+  const RankInfo* info_;  // for its clock offset (nullptr: none)
   std::string path_;
   Event event_;
   std::unordered_map<std::uint16_t, std::int64_t> last_end_;  // per thread (aligned)

@@ -54,6 +54,14 @@ struct TypeSizes {
   std::uint32_t count_size = 0;
 };
 
+// One estimate of a rank's clock offset to rank 0 (trace-format.md, "Clocks").
+struct ClockSync {
+  std::int64_t offset_ns = 0;  // the rank's time + offset = rank 0's time
+  std::uint64_t at_ns = 0;     // the rank's own time when it was measured
+  std::uint64_t error_ns = 0;  // bound on the estimate's error
+  std::string method;          // "self", "shared clock" or "round trips"
+};
+
 struct RankInfo {
   std::uint32_t rank = 0;
   std::string host;
@@ -61,10 +69,19 @@ struct RankInfo {
   ByteOrder byte_order = host_byte_order();
   TypeSizes sizes;
   std::int64_t clock_offset_ns = 0;
+  // The estimates at MPI_Init and MPI_Finalize where the trace has them (clock_sync).
+  std::optional<ClockSync> sync_init, sync_end;
   RankStatus status = RankStatus::running;
   std::uint64_t events = 0;
   std::uint64_t payload_bytes = 0;
   nlohmann::json raw;  // this rank's object as loaded; unknown keys survive a save
+
+  // The offset for a time `local_ns` of this rank: interpolated between the MPI_Init and
+  // MPI_Finalize estimates (the rates the ranks calibrated differ by some ppm, which adds up
+  // over a long run), held at the nearer one outside them, clock_offset_ns without both.
+  std::int64_t offset_at(std::int64_t local_ns) const noexcept;
+  // The smallest offset_at() gives (what keeps every rank's times >= 0 when shifted by it).
+  std::int64_t lowest_offset() const noexcept;
 };
 
 struct ReplayOf {

@@ -55,6 +55,9 @@ void PredictedTrace::finish(const Manifest& capture, const nlohmann::json& predi
     if (r < m.ranks.size()) {
       RankInfo& info = m.ranks[r];
       info.clock_offset_ns = 0;  // already applied
+      info.sync_init.reset();
+      info.sync_end.reset();
+      if (info.raw.is_object()) info.raw.erase("clock_offset_end_ns");
       info.status = RankStatus::complete;
       info.events = writers_[r]->events();
       info.payload_bytes = 0;
