@@ -17,7 +17,8 @@ class Resilience(harness.TempDirTest):
         trace = self.tmp / "killed"
         env = dict(os.environ)
         proc = subprocess.Popen(
-            [harness.TOOL, "record", "-o", str(trace), "--flush-ms", "200", "--",
+            # (Chunks written raw, as where ranks fill the cores: `encore pack` below packs them.)
+            [harness.TOOL, "record", "-o", str(trace), "--flush-ms", "200", "--compress", "after", "--",
              harness.MPIEXEC, "-n", "2", f"{PROGRAMS}/test_endless", "60"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         # Wait until both ranks are exchanging, then kill rank 1's process outright.
@@ -45,11 +46,37 @@ class Resilience(harness.TempDirTest):
         self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
         self.assertRegex(check.stdout + check.stderr, r"rank \d: (truncated|incomplete)")
         # Everything before the cut reads back: at least a second's worth of exchanges.
+        shows = []
         for rank in (0, 1):
             show = harness.run([harness.TOOL, "show", str(trace), "--rank", str(rank)], check=False)
             self.assertNotIn("Segmentation", show.stderr)
             calls = show.stdout.count("MPI_Sendrecv_replace")
             self.assertGreater(calls, 100, f"rank {rank}: only {calls} calls before the cut")
+            shows.append(show.stdout)
+
+        # The killed ranks never packed their files: `encore pack` does, and readers find the
+        # same events and the same cut (at another offset: the chunks before it are smaller).
+        def sizes():
+            return sum(p.stat().st_size for p in trace.glob("rank-*"))
+        def without_offsets(text):
+            return re.sub(r"offset \d+", "offset _", text)
+        before = sizes()
+        pack = harness.run([harness.TOOL, "pack", str(trace)], check=False)
+        self.assertEqual(pack.returncode, 0, pack.stdout + pack.stderr)
+        self.assertEqual(len(re.findall(r"^rank-0000\d\.(events|payload): \d+ chunks, ", pack.stdout,
+                                        re.M)), 4, pack.stdout)
+        self.assertIn("no end-of-stream trailer", pack.stdout)
+        self.assertLess(sizes(), before / 2)
+        self.assertEqual(list(trace.glob("*.packing")), [])
+        again = harness.run([harness.TOOL, "check", str(trace)], check=False)
+        self.assertEqual(again.returncode, 1)
+        self.assertEqual(without_offsets(again.stdout), without_offsets(check.stdout))
+        for rank in (0, 1):
+            show = harness.run([harness.TOOL, "show", str(trace), "--rank", str(rank)], check=False)
+            self.assertEqual(show.stdout, shows[rank], f"rank {rank}")
+        # Packed files are not packed again.
+        twice = harness.run([harness.TOOL, "pack", str(trace)])
+        self.assertEqual(twice.stdout.count("already compressed"), 4, twice.stdout)
 
     def test_fatal_signal_writes_every_committed_event(self):
         # No periodic flush before the crash: what rank 1 recorded reaches the file only

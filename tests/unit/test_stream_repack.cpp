@@ -133,6 +133,79 @@ TEST_F(StreamRepack, AStreamWithoutTrailerIsLeftAsItWas) {
   EXPECT_FALSE(fs::exists(p.string() + ".packing"));
 }
 
+// What readers find in a stream that may be cut: its chunks' contents and where it stops.
+struct Walk {
+  std::vector<std::vector<std::byte>> data;
+  ReadResult last;
+  DamageKind damage = DamageKind::corrupt;
+  std::uint64_t damaged_chunk = 0;
+};
+
+Walk walk(const fs::path& path) {
+  StreamFileReader r(path);
+  Walk w;
+  Chunk c;
+  while ((w.last = r.next(c)) == ReadResult::chunk) w.data.push_back(c.data);
+  if (w.last == ReadResult::damage) {
+    w.damage = r.damage().kind;
+    w.damaged_chunk = r.damage().chunk_index;
+  }
+  return w;
+}
+
+TEST_F(StreamRepack, SalvageKeepsACutLastChunkAfterThePackedOnes) {
+  const fs::path p = dir_ / "killed.payload";
+  write_raw(p, false);
+  fs::resize_file(p, fs::file_size(p) - 1000);  // a kill while the last chunk was written
+  const Walk before = walk(p);
+  ASSERT_EQ(before.last, ReadResult::damage);
+  ASSERT_EQ(before.damage, DamageKind::truncated);
+  const RepackStats s = repack_stream(p, 1, RepackScope::salvage);
+  EXPECT_FALSE(s.trailer);
+  EXPECT_EQ(s.chunks, 4u);
+  EXPECT_EQ(s.shrunk, 3u);  // chunk 2 is noise
+  EXPECT_EQ(s.tail_bytes, kChunkHeaderSize + body(4).size() - 1000);
+  EXPECT_LT(s.bytes_after, s.bytes_before);
+  const Walk after = walk(p);
+  EXPECT_EQ(after.data, before.data);
+  EXPECT_EQ(after.last, ReadResult::damage);
+  EXPECT_EQ(after.damage, DamageKind::truncated);
+  EXPECT_EQ(after.damaged_chunk, before.damaged_chunk);
+  EXPECT_FALSE(fs::exists(p.string() + ".packing"));
+}
+
+TEST_F(StreamRepack, SalvagePacksAStreamWithoutTrailer) {
+  const fs::path p = dir_ / "open.payload";
+  write_raw(p, false);
+  const Walk before = walk(p);
+  const RepackStats s = repack_stream(p, 1, RepackScope::salvage);
+  EXPECT_FALSE(s.trailer);
+  EXPECT_EQ(s.tail_bytes, 0u);
+  EXPECT_EQ(s.chunks, 5u);
+  const Walk after = walk(p);
+  EXPECT_EQ(after.data, before.data);
+  EXPECT_EQ(after.last, ReadResult::end);
+}
+
+TEST_F(StreamRepack, SalvageLeavesDamageBeforeTheEndAlone) {
+  const fs::path p = dir_ / "flipped.payload";
+  write_raw(p, false);
+  {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(p) / 3));
+    f.put('\x5a');  // inside a middle chunk: chunks after it are whole
+  }
+  const auto size = fs::file_size(p);
+  try {
+    repack_stream(p, 1, RepackScope::salvage);
+    FAIL() << "a stream damaged in the middle was repacked";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("left uncompressed"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fs::file_size(p), size);
+  EXPECT_FALSE(fs::exists(p.string() + ".packing"));
+}
+
 TEST_F(StreamRepack, AMissingFileIsAnError) {
   EXPECT_THROW(repack_stream(dir_ / "nothing.events", 3), Error);
 }

@@ -63,6 +63,7 @@ Subcommand add_digest(CLI::App& parent);
 Subcommand add_export(CLI::App& parent);
 Subcommand add_simulate(CLI::App& parent);
 Subcommand add_predict(CLI::App& parent);
+Subcommand add_pack(CLI::App& parent);
 
 // A trace directory with its manifest loaded and checked against this build's function table.
 struct Trace {

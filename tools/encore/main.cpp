@@ -33,7 +33,7 @@ int run(int argc, char** argv) {
   const std::vector<Subcommand> commands = {add_record(app), add_replay(app), add_show(app),
                                             add_stats(app), add_check(app), add_digest(app),
                                             add_predict(app), add_export(app),
-                                            add_simulate(app)};
+                                            add_simulate(app), add_pack(app)};
   // `encore [options] record [options] -- COMMAND ARGS...`: everything after "--" is the
   // command, whatever it looks like, so it is split off before CLI11 sees it.
   std::vector<std::string> args(argv + 1, argv + argc);
