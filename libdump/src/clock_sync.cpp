@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include <mpi.h>
@@ -44,26 +45,33 @@ Anchor anchor(const Clock& clock, std::uint64_t domain) {
           static_cast<std::int64_t>(width), static_cast<std::int64_t>(domain)};
 }
 
+// A peer's answer to a ping: its time now, and its anchor (taken once, at the first ping).
+struct Answer {
+  std::int64_t now_ns;
+  Anchor anchor;
+};
+constexpr int kAnswerWords = 5;
+
 // Rank 0's side with one peer: round trips, then the result sent back.
-void measure_peer(const Clock& clock, int peer, const Anchor& mine, bool shared_clock) {
-  Anchor theirs{};
-  PMPI_Recv(&theirs, 4, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+void measure_peer(const Clock& clock, MPI_Comm comm, int peer, const Anchor& mine,
+                  bool shared_clock) {
   std::uint64_t best_rtt = std::numeric_limits<std::uint64_t>::max();
   ClockOffset out;
   out.method = ClockOffset::Method::round_trips;
+  Answer answer{};
   for (int i = 0; i < kMaxRounds && (i < kMinRounds || best_rtt > kSlowTripNs); ++i) {
     std::int64_t ping[4] = {static_cast<std::int64_t>(clock.to_ns(clock.ticks())), 0, 0, 0};
-    std::int64_t remote = 0;
-    PMPI_Send(ping, 4, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD);
-    PMPI_Recv(&remote, 1, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    PMPI_Send(ping, 4, MPI_INT64_T, peer, kTag, comm);
+    PMPI_Recv(&answer, kAnswerWords, MPI_INT64_T, peer, kTag, comm, MPI_STATUS_IGNORE);
     const auto t0 = static_cast<std::uint64_t>(ping[0]);
     const std::uint64_t t1 = clock.to_ns(clock.ticks());
     if (t1 - t0 < best_rtt) {
       best_rtt = t1 - t0;
-      out.offset_ns = static_cast<std::int64_t>(t0 + (t1 - t0) / 2) - remote;
+      out.offset_ns = static_cast<std::int64_t>(t0 + (t1 - t0) / 2) - answer.now_ns;
     }
   }
   out.error_ns = best_rtt / 2 + 1;
+  const Anchor& theirs = answer.anchor;
   if (shared_clock && theirs.domain == mine.domain) {
     // Same monotonic clock: (t0 - mono0) - (tr - monor) is the offset, give or take the pairs'
     // widths and the rates' calibration error over the time between the two pairs.
@@ -80,24 +88,24 @@ void measure_peer(const Clock& clock, int peer, const Anchor& mine, bool shared_
   }
   const std::int64_t done[4] = {kDone, out.offset_ns, static_cast<std::int64_t>(out.error_ns),
                                 static_cast<std::int64_t>(out.method)};
-  PMPI_Send(done, 4, MPI_INT64_T, peer, kTag, MPI_COMM_WORLD);
+  PMPI_Send(done, 4, MPI_INT64_T, peer, kTag, comm);
 }
 
 }  // namespace
 
-ClockOffset estimate_clock_offset(const Clock& clock, int rank, int nprocs, bool shared_clock) {
+ClockOffset estimate_clock_offset(const Clock& clock, MPI_Comm comm, int rank, int nprocs,
+                                  bool shared_clock) {
   const std::uint64_t domain = clock_domain();
   if (rank == 0) {
     for (int peer = 1; peer < nprocs; ++peer)
-      measure_peer(clock, peer, anchor(clock, domain), shared_clock);
+      measure_peer(clock, comm, peer, anchor(clock, domain), shared_clock);
     return {0, clock.to_ns(clock.ticks()), 0, ClockOffset::Method::self};
   }
-  const Anchor mine = anchor(clock, domain);
-  PMPI_Send(&mine, 4, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
+  std::optional<Anchor> mine;
   ClockOffset out;
   for (;;) {
     std::int64_t msg[4] = {};
-    PMPI_Recv(msg, 4, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    PMPI_Recv(msg, 4, MPI_INT64_T, 0, kTag, comm, MPI_STATUS_IGNORE);
     if (msg[0] == kDone) {
       out.offset_ns = msg[1];
       out.error_ns = static_cast<std::uint64_t>(msg[2]);
@@ -106,10 +114,11 @@ ClockOffset estimate_clock_offset(const Clock& clock, int rank, int nprocs, bool
                        : ClockOffset::Method::round_trips;
       break;
     }
-    const auto now = static_cast<std::int64_t>(clock.to_ns(clock.ticks()));
-    PMPI_Send(&now, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD);
+    if (!mine) mine = anchor(clock, domain);
+    const Answer answer{static_cast<std::int64_t>(clock.to_ns(clock.ticks())), *mine};
+    PMPI_Send(&answer, kAnswerWords, MPI_INT64_T, 0, kTag, comm);
   }
-  out.at_ns = static_cast<std::uint64_t>(mine.t_ns);
+  out.at_ns = mine ? static_cast<std::uint64_t>(mine->t_ns) : clock.to_ns(clock.ticks());
   return out;
 }
 

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include <mpi.h>
+
 #include "encore/clock.hpp"
 #include "encore/manifest.hpp"
 
@@ -27,8 +29,11 @@ struct ClockOffset {
 // As the manifest records it.
 ClockSync to_manifest(const ClockOffset& o);
 
-// Collective over MPI_COMM_WORLD (PMPI calls only).
+// Collective over `comm`, a duplicate of MPI_COMM_WORLD that the tool keeps to itself (PMPI
+// calls only): on MPI_COMM_WORLD, a rank still in the program could take the tool's messages
+// in an MPI_ANY_SOURCE / MPI_ANY_TAG receive. Peers only answer rank 0, never speak first.
 // `shared_clock` false: round trips only (ENCORE_CLOCK_SYNC=round-trips).
-ClockOffset estimate_clock_offset(const Clock& clock, int rank, int nprocs, bool shared_clock);
+ClockOffset estimate_clock_offset(const Clock& clock, MPI_Comm comm, int rank, int nprocs,
+                                  bool shared_clock);
 
 }  // namespace encore::dump

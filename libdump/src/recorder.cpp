@@ -207,7 +207,9 @@ void Recorder::start(int thread_level) {
   const std::uint8_t sizes[6] = {sizeof(int),      sizeof(long),       sizeof(void*),
                                  sizeof(MPI_Aint), sizeof(MPI_Offset), sizeof(MPI_Count)};
   std::copy(std::begin(sizes), std::end(sizes), mine.sizes);
-  mine.clock = estimate_clock_offset(rec->clock, rec->rank, rec->nprocs, opts.shared_clock);
+  PMPI_Comm_dup(MPI_COMM_WORLD, &rec->tool_comm);  // the tool's own messages (clock_sync.hpp)
+  mine.clock =
+      estimate_clock_offset(rec->clock, rec->tool_comm, rec->rank, rec->nprocs, opts.shared_clock);
   std::vector<RankReport> reports(static_cast<std::size_t>(rec->rank == 0 ? rec->nprocs : 0));
   PMPI_Gather(&mine, sizeof mine, MPI_BYTE, reports.data(), sizeof mine, MPI_BYTE, 0,
               MPI_COMM_WORLD);
@@ -228,7 +230,8 @@ void Recorder::start(int thread_level) {
 // Called from MPI_Finalize before PMPI_Finalize: the last collective work of the tool.
 FinalizeReport Recorder::before_finalize() {
   FinalizeReport report;
-  const ClockOffset offset = estimate_clock_offset(clock, rank, nprocs, options.shared_clock);
+  const ClockOffset offset =
+      estimate_clock_offset(clock, tool_comm, rank, nprocs, options.shared_clock);
   writer->flush_now();
   struct Totals {
     ClockOffset offset;

@@ -55,11 +55,12 @@ class Recorder {
   Options options;
   int rank = 0;
   int nprocs = 1;
+  MPI_Comm tool_comm = MPI_COMM_NULL;  // MPI_COMM_WORLD's duplicate for the tool's own messages
   bool payload_on = true;
   bool convert_payload = false;  // payloads are written in the other byte order than the host's
-  bool copy_payload = false;  // payload_on and not convert_payload: received bytes go as they are
+  bool copy_payload = false;    // payload_on and not convert_payload: received bytes go as they are
   bool compress_after = false;  // chunks written raw, packed at MPI_Finalize (CompressWhen)
-  bool multiple = false;      // MPI_THREAD_MULTIPLE: calls from several threads at once
+  bool multiple = false;        // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
   CounterSetup counter_setup;
   bool counters_on = false;              // PAPI events requested and countable
