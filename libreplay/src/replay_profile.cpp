@@ -343,7 +343,8 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
         // As in batch_full: no wait for a busy writer thread while the batch may grow.
         if (!helper_ || batch_.size() >= kMaxBatchEvents || !helper_->busy()) flush_batch();
         if (batch_bodies_.size() - batch_bytes_ < room)
-          batch_bodies_.resize(std::max<std::size_t>(2 * batch_bodies_.size(), batch_bytes_ + 2 * room));
+          batch_bodies_.resize(
+              std::max<std::size_t>(2 * batch_bodies_.size(), batch_bytes_ + 2 * room));
       }
       n = copy_body_new_extras(body, ev, counts, batch_bodies_.data() + batch_bytes_);
     }
