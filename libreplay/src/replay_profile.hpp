@@ -9,9 +9,8 @@
 // running overhead) its wall clock. Call sites are the recorded ones (same binary, same code).
 // With PAPI events (ENCORE_PAPI_EVENTS, `encore replay --papi`), each event carries the counts
 // of the compute segment before it, read as capture reads them: at entry and at exit.
-// With a writer thread (where the replay may use two CPUs, as for the payload read-ahead), full
-// batches are encoded, compressed and written there while the program goes on; a call then
-// only copies its body and times.
+// With a writer thread (ENCORE_REPLAY_PROFILE_THREAD=1), full batches are encoded, compressed
+// and written there while the program goes on; a call then only copies its body and times.
 #pragma once
 
 #include <cstdint>

@@ -74,8 +74,7 @@ ReplayOptions ReplayOptions::from_environment() {
   // simulator, a CPU-quota cgroup) the thread's work would be taken from the compute measured.
   const std::string ahead = get("ENCORE_REPLAY_READ_AHEAD");
   o.read_ahead = ahead == "1" || (ahead != "0" && usable_cpus() >= 2.0);
-  const std::string writer = get("ENCORE_REPLAY_PROFILE_THREAD");
-  o.profile_thread = writer == "1" || (writer != "0" && o.read_ahead);
+  o.profile_thread = get("ENCORE_REPLAY_PROFILE_THREAD") == "1";
   return o;
 }
 
