@@ -28,6 +28,10 @@ program's own loop timers (CLOCK_MONOTONIC inside the program), medians of sever
 
   --only NAME runs the wall/compute rows of that program only (halo2d, master_worker, loops),
   and --skip-calls skips the per-call rows (the feed rate then defaults to 7.9 GB/s).
+  --read-ahead both replays each recording twice, with the payload read-ahead on and off,
+  alternating which goes first, and prints a row for each: the two are compared on the same
+  recordings under the same load (ENCORE_REPLAY_PROFILE_THREAD=1 in the environment compares
+  them with the profile's writer thread).
 """
 import argparse
 import json
@@ -47,6 +51,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", help="wall/compute rows of this program only")
     ap.add_argument("--skip-calls", action="store_true", help="no per-call rows")
+    ap.add_argument("--read-ahead", choices=["default", "both"], default="default",
+                    help="wall rows with the read-ahead as the replay decides, or on and off")
     args = ap.parse_args()
     build = pathlib.Path(args.build)
     tool, prog = build / "tools/encore/encore", build / "bench/bench_capture_loops"
@@ -94,36 +100,47 @@ def wall_rows(args, build, tool, prog, tmp, small, large, gbs):
     ]:
         if args.only and name != args.only:
             continue
-        ratio, less_feed, less_read, own, rc, over_call = [], [], [], [], [], []
+        settings = ([("read-ahead on", {"ENCORE_REPLAY_READ_AHEAD": "1"}),
+                     ("read-ahead off", {"ENCORE_REPLAY_READ_AHEAD": "0"})]
+                    if args.read_ahead == "both" else [("", {})])
+        rows = {label: {k: [] for k in ("ratio", "less_feed", "less_read", "own", "rc", "over")}
+                for label, _ in settings}
         for i in range(args.rounds):
-            rec, prof = tmp / f"{name}-{i}", tmp / f"{name}-{i}-replay"
+            rec = tmp / f"{name}-{i}"
             run([str(tool), "record", "-o", str(rec), "--quiet", "--", "mpiexec", "-n", "2",
                  *map(str, cmd)])
-            run([str(tool), "replay", "--rank", str(rank), "--quiet", "-o", str(prof), str(rec),
-                 "--", *map(str, cmd)])
             captured_rank = rank_stats(tool, rec, rank)
-            replayed_rank = rank_stats(tool, prof, rank)
-            wall = replayed_rank["compute_ns"] + replayed_rank["overhead_ns"]
-            compute = max(captured_rank["compute_ns"], 1)
-            ratio.append(wall / compute)
-            less_feed.append((wall - captured_rank["bytes_received"] / gbs) / compute)
-            read_ns = payload_read_ns(prof)
-            if read_ns is not None:
-                less_read.append((wall - read_ns) / compute)
-            own.append(wall / max(replayed_rank["compute_ns"], 1))
-            rc.append(replayed_rank["compute_ns"] / compute)
-            over_call.append(replayed_rank["overhead_ns"] / max(replayed_rank["events"], 1))
+            # Alternating which setting goes first, so that neither always follows the capture.
+            for label, env in (settings if i % 2 == 0 else settings[::-1]):
+                prof = tmp / f"{name}-{i}-replay"
+                run([str(tool), "replay", "--rank", str(rank), "--quiet", "-o", str(prof),
+                     str(rec), "--", *map(str, cmd)], env=env)
+                replayed_rank = rank_stats(tool, prof, rank)
+                r = rows[label]
+                wall = replayed_rank["compute_ns"] + replayed_rank["overhead_ns"]
+                compute = max(captured_rank["compute_ns"], 1)
+                r["ratio"].append(wall / compute)
+                r["less_feed"].append((wall - captured_rank["bytes_received"] / gbs) / compute)
+                read_ns = payload_read_ns(prof)
+                if read_ns is not None:
+                    r["less_read"].append((wall - read_ns) / compute)
+                r["own"].append(wall / max(replayed_rank["compute_ns"], 1))
+                r["rc"].append(replayed_rank["compute_ns"] / compute)
+                r["over"].append(replayed_rank["overhead_ns"] / max(replayed_rank["events"], 1))
+                shutil.rmtree(prof, ignore_errors=True)
             shutil.rmtree(rec, ignore_errors=True)
-            shutil.rmtree(prof, ignore_errors=True)
         label = "[goal 1.05x]" if goal else "[per-call stress, no goal]"
-        print(f"{name:14s} rank {rank} {label}: {fmt(ratio, 'x', 2)}   "
-              f"less feed {fmt(less_feed, 'x', 2)}   "
-              + (f"less read {fmt(less_read, 'x', 2)}   " if less_read else "")
-              + f"replay overhead {fmt(over_call, ' ns/call')}   "
-              f"(captured compute {captured_rank['compute_ns'] / 1e6:.1f} ms, "
-              f"{captured_rank['events']} calls, {captured_rank['bytes_received'] / 1e6:.1f} MB received)")
-        print(f"{'':14s} without the captured compute: own {fmt(own, 'x', 3)}   "
-              f"compute r/c {fmt(rc, 'x', 2)}")
+        for setting, _ in settings:
+            r = rows[setting]
+            print(f"{name:14s} rank {rank} {label}{' ' + setting if setting else ''}: "
+                  f"{fmt(r['ratio'], 'x', 2)}   less feed {fmt(r['less_feed'], 'x', 2)}   "
+                  + (f"less read {fmt(r['less_read'], 'x', 2)}   " if r["less_read"] else "")
+                  + f"replay overhead {fmt(r['over'], ' ns/call')}   "
+                  f"(captured compute {captured_rank['compute_ns'] / 1e6:.1f} ms, "
+                  f"{captured_rank['events']} calls, "
+                  f"{captured_rank['bytes_received'] / 1e6:.1f} MB received)")
+            print(f"{'':14s} without the captured compute: own {fmt(r['own'], 'x', 3)}   "
+                  f"compute r/c {fmt(r['rc'], 'x', 2)}")
 
 
 def payload_read_ns(profile):

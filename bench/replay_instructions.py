@@ -4,7 +4,12 @@ timings are not. The 8-byte ping-pong is recorded at two lengths and rank 0 repl
 valgrind --tool=callgrind; the difference in instructions over the difference in calls is the
 cost of one call (MPI_Send or MPI_Recv, alternately), start-up and exit cancelled out.
 
-  bench/replay_instructions.py [--build DIR] [--calls N] [--profile] [--traces DIR]
+  bench/replay_instructions.py [--build DIR] [--calls N] [--profile] [--traces DIR] [--in-calls]
+
+Three figures per call: all threads (the program's and the replay's helper threads: payload
+read-ahead, profile writer), the program's thread alone, and with --in-calls the instructions
+inside the MPI calls only (callgrind collecting from entry to exit of the PMPI_ functions, a
+third run per recording): what a call costs the program.
 
 --profile replays with a profile (-o), to count what writing it costs per call too.
 --traces keeps the two recordings in DIR and replays the ones already there: capture's chunk
@@ -22,19 +27,39 @@ from benchlib import run
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def instructions(tool, prog, tmp, traces, iters, profile):
+def callgrind(tool, trace, args, out, extra, callgrind_opts):
+    run([str(tool), "replay", "--rank", "0", "--quiet", *extra, str(trace), "--", "valgrind",
+         "--tool=callgrind", "--separate-threads=yes", f"--callgrind-out-file={out}",
+         *callgrind_opts, *args])
+    # One file per thread: out-01 is the program's (the thread that ran main).
+    totals = {}
+    for f in sorted(out.parent.glob(out.name + "-*")):
+        total = re.search(r"^summary:\s*(\d+)", f.read_text(), re.M)
+        if not total:
+            raise SystemExit(f"{f}: no callgrind summary line")
+        totals[f.name[len(out.name) + 1:]] = int(total.group(1))
+        f.unlink()
+    if "01" not in totals:
+        raise SystemExit(f"{out}-01: callgrind wrote no file for the program's thread")
+    return totals
+
+
+def instructions(tool, prog, tmp, traces, iters, profile, in_calls):
     trace = traces / f"pp-{iters}"
     args = [str(prog), str(iters), "0", "pingpong8"]
     if not (trace / "manifest.json").exists():
         run([str(tool), "record", "-o", str(trace), "--quiet", "--", "mpiexec", "-n", "2", *args])
-    out = tmp / f"cg-{iters}.out"
-    extra = ["-o", str(tmp / f"profile-{iters}")] if profile else []
-    run([str(tool), "replay", "--rank", "0", "--quiet", *extra, str(trace), "--", "valgrind",
-         "--tool=callgrind", f"--callgrind-out-file={out}", *args])
-    total = re.search(r"^summary:\s*(\d+)", out.read_text(), re.M)
-    if not total:
-        raise SystemExit(f"{out}: no callgrind summary line")
-    return int(total.group(1))
+    prof = tmp / f"profile-{iters}"
+    extra = ["-o", str(prof)] if profile else []
+    totals = callgrind(tool, trace, args, tmp / f"cg-{iters}.out", extra, [])
+    shutil.rmtree(prof, ignore_errors=True)
+    out = {"all threads": sum(totals.values()), "program's thread": totals["01"]}
+    if in_calls:
+        calls = callgrind(tool, trace, args, tmp / f"cg-calls-{iters}.out", extra,
+                          ["--collect-atstart=no", "--toggle-collect=PMPI_*"])
+        shutil.rmtree(prof, ignore_errors=True)
+        out["inside the calls"] = calls["01"]
+    return out
 
 
 def main():
@@ -43,6 +68,8 @@ def main():
     ap.add_argument("--calls", type=int, default=20000, help="ping-pong iterations of the shorter run")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--traces", help="directory for the two recordings, reused when there")
+    ap.add_argument("--in-calls", action="store_true",
+                    help="also count the instructions inside the MPI calls only")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("replay_instructions: valgrind is not installed")
@@ -52,13 +79,15 @@ def main():
     traces = pathlib.Path(args.traces) if args.traces else tmp
     traces.mkdir(parents=True, exist_ok=True)
     n1, n2 = args.calls, 2 * args.calls
-    i1 = instructions(tool, prog, tmp, traces, n1, args.profile)
-    i2 = instructions(tool, prog, tmp, traces, n2, args.profile)
+    i1 = instructions(tool, prog, tmp, traces, n1, args.profile, args.in_calls)
+    i2 = instructions(tool, prog, tmp, traces, n2, args.profile, args.in_calls)
     # Each iteration is 2 calls; the warm-up loop runs a tenth as many iterations again.
     calls = 2 * (n2 + n2 // 10 - n1 - n1 // 10)
-    print(f"replayed 8-byte ping-pong{' with a profile' if args.profile else ''}: "
-          f"{(i2 - i1) / calls:.0f} instructions per MPI call "
-          f"({i1} and {i2} instructions in all, {calls} calls apart)")
+    print(f"replayed 8-byte ping-pong{' with a profile' if args.profile else ''}, instructions "
+          f"per MPI call ({calls} calls apart):")
+    for what in i1:
+        print(f"  {what:17s} {(i2[what] - i1[what]) / calls:6.0f}   "
+              f"({i1[what]} and {i2[what]} in all)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -1,12 +1,18 @@
 #include "replay_profile.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <mutex>
+#include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -49,9 +55,54 @@ nlohmann::json machine() {
 
 }  // namespace
 
+// The writer thread and the batch it was given. While `state` is running, the batch, the
+// RankTraceWriter and total_overhead_ns_ are the thread's; otherwise the program thread's.
+// When idle, `times` and `bodies` are the spare buffers the next batch is swapped with.
+struct ReplayProfile::Helper {
+  enum class State : std::uint8_t { idle, pending, running };
+  std::mutex m;
+  std::condition_variable cv;
+  State state = State::idle;
+  bool stop = false;
+  std::vector<RankTraceWriter::BodyTimes> times;
+  std::vector<std::byte> bodies;
+  std::size_t n = 0;
+  std::size_t bytes = 0;
+  std::uint16_t thread = 0;
+  bool file = false;
+  std::string error;  // why a batch failed, for the program's thread to report
+  std::thread worker;
+
+  void run(ReplayProfile& p) {
+    std::unique_lock lock(m);
+    for (;;) {
+      cv.wait(lock, [this] { return stop || state == State::pending; });
+      if (stop) return;
+      state = State::running;
+      lock.unlock();
+      std::string why;
+      try {
+        p.write_batch({times.data(), n}, {bodies.data(), bytes}, thread, file);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      lock.lock();
+      if (error.empty()) error = std::move(why);
+      state = State::idle;
+      cv.notify_all();
+    }
+  }
+  // Still on the previous batch: the program's thread lets its batch grow meanwhile.
+  bool busy() {
+    const std::lock_guard lock(m);
+    return state != State::idle;
+  }
+};
+
 ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
                              const std::filesystem::path& recorded_trace, const Manifest& recorded,
-                             std::uint32_t rank, const std::vector<std::string>& papi_events)
+                             std::uint32_t rank, const std::vector<std::string>& papi_events,
+                             bool writer_thread)
     : dir_(dir),
       rank_(rank),
       clock_(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic) {
@@ -119,6 +170,7 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   last_flush_ns_ = monotonic_ns();
   batch_.resize(kBatchEvents);
   batch_bodies_.resize(1 << 16);
+  if (writer_thread) start_helper();
   save_manifest(m, out.manifest_path());
   const auto sites = fmt::format("rank-{:05}.callsites.json", rank);
   if (std::filesystem::exists(recorded_trace / sites))
@@ -126,27 +178,105 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
                                std::filesystem::copy_options::overwrite_existing, ec);
 }
 
-ReplayProfile::~ReplayProfile() = default;
+ReplayProfile::~ReplayProfile() { stop_helper(); }
 
-void ReplayProfile::flush_batch() {
-  if (batch_n_ == 0) return;
-  const std::size_t n = batch_n_;
-  batch_n_ = 0;
-  const std::size_t bytes = batch_bytes_;
-  batch_bytes_ = 0;
-  ns(0);  // calibrates the clock on the first batch
-  const std::uint64_t zero = clock_.zero_ticks();
-  std::uint64_t overhead = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    RankTraceWriter::BodyTimes& b = batch_[i];
-    b.start_ns = clock_.to_ns(zero + b.start_ns);
-    b.end_ns = b.start_ns;
-    b.overhead_ns = clock_.to_ns(zero + b.overhead_ns);
-    overhead += b.overhead_ns;
+void ReplayProfile::start_helper() {
+  auto h = std::make_unique<Helper>();
+  h->times.resize(kBatchEvents);
+  h->bodies.resize(1 << 16);
+  // The program's signals are not for this thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  try {
+    h->worker = std::thread([p = h.get(), this] { p->run(*this); });
+    pthread_setname_np(h->worker.native_handle(), "encore-profile");
+  } catch (const std::system_error&) {
+    h.reset();  // no thread: batches are written by the calls that fill them
   }
-  total_overhead_ns_ += overhead;
-  writer_->write_bodies(static_cast<std::uint16_t>(batch_thread_), {batch_.data(), n},
-                        {batch_bodies_.data(), bytes});
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  helper_ = std::move(h);
+}
+
+void ReplayProfile::stop_helper() noexcept {
+  if (!helper_) return;
+  {
+    const std::lock_guard lock(helper_->m);
+    helper_->stop = true;
+  }
+  helper_->cv.notify_all();
+  helper_->worker.join();
+  helper_.reset();
+}
+
+void ReplayProfile::write_batch(std::span<RankTraceWriter::BodyTimes> times,
+                                std::span<const std::byte> bodies, std::uint16_t thread,
+                                bool file) {
+  if (!times.empty()) {
+    const std::uint64_t zero = clock_.zero_ticks();
+    std::uint64_t overhead = 0;
+    for (RankTraceWriter::BodyTimes& b : times) {
+      b.start_ns = clock_.to_ns(zero + b.start_ns);
+      b.end_ns = b.start_ns;
+      b.overhead_ns = clock_.to_ns(zero + b.overhead_ns);
+      overhead += b.overhead_ns;
+    }
+    total_overhead_ns_ += overhead;
+    writer_->write_bodies(thread, times, bodies);
+  }
+  if (file) writer_->flush();
+}
+
+void ReplayProfile::settle() {
+  if (!helper_) return;
+  Helper& h = *helper_;
+  std::unique_lock lock(h.m);
+  h.cv.wait(lock, [&h] { return h.state != Helper::State::running; });
+  if (h.state == Helper::State::pending) {
+    // Not started (the thread got no CPU): written here rather than waited for.
+    h.state = Helper::State::idle;
+    write_batch({h.times.data(), h.n}, {h.bodies.data(), h.bytes}, h.thread, h.file);
+  }
+  if (!h.error.empty()) throw Error(std::exchange(h.error, {}));
+}
+
+void ReplayProfile::flush_batch(bool file) {
+  if (batch_n_ == 0 && !file) return;
+  ns(0);  // calibrates the clock on the first batch, here: the thread only reads it
+  const std::size_t n = std::exchange(batch_n_, 0);
+  const std::size_t bytes = std::exchange(batch_bytes_, 0);
+  const auto thread = static_cast<std::uint16_t>(batch_thread_);
+  if (!helper_) {
+    write_batch({batch_.data(), n}, {batch_bodies_.data(), bytes}, thread, file);
+    return;
+  }
+  settle();
+  Helper& h = *helper_;
+  {
+    const std::lock_guard lock(h.m);
+    std::swap(h.times, batch_);
+    std::swap(h.bodies, batch_bodies_);
+    h.n = n;
+    h.bytes = bytes;
+    h.thread = thread;
+    h.file = file;
+    h.state = Helper::State::pending;
+  }
+  h.cv.notify_one();
+}
+
+void ReplayProfile::batch_full() noexcept {
+  // The writer thread still on the previous batch (a busy machine): this one grows, up to a
+  // bound, rather than the call waiting for a thread that may have no CPU.
+  if (helper_ && batch_.size() < kMaxBatchEvents && helper_->busy()) {
+    try {
+      batch_.resize(2 * batch_.size());
+      return;
+    } catch (const std::bad_alloc&) {
+      // written now instead
+    }
+  }
+  flush_or_fail();
 }
 
 bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size_t extras_at,
@@ -179,8 +309,8 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size
   if (n > 0) [[likely]] {
     batch_[batch_n_++] = {start, start, pending_overhead_, n};  // ticks, for now
     batch_bytes_ += n;
-    if (batch_n_ == kBatchEvents) [[unlikely]]
-      flush_or_fail();
+    if (batch_n_ == batch_.size()) [[unlikely]]
+      batch_full();
   } else if (!record_general(ev, body, start)) {
     return false;
   }
@@ -212,9 +342,11 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
       if (batch_n_ > 0 && ev.thread != batch_thread_) flush_batch();
       const std::size_t room = copy_body_bound(body.size(), counts.size());
       if (batch_bodies_.size() - batch_bytes_ < room) {
-        flush_batch();
-        if (batch_bodies_.size() < room)
-          batch_bodies_.resize(std::max<std::size_t>(2 * room, 1 << 16));
+        // As in batch_full: no wait for a busy writer thread while the batch may grow.
+        if (!helper_ || batch_.size() >= kMaxBatchEvents || !helper_->busy()) flush_batch();
+        if (batch_bodies_.size() - batch_bytes_ < room)
+          batch_bodies_.resize(
+              std::max<std::size_t>(2 * batch_bodies_.size(), batch_bytes_ + 2 * room));
       }
       n = copy_body_new_extras(body, ev, counts, batch_bodies_.data() + batch_bytes_);
     }
@@ -222,9 +354,10 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
       batch_thread_ = ev.thread;
       batch_[batch_n_++] = {start, start, pending_overhead_, n};  // ticks, for now
       batch_bytes_ += n;
-      if (batch_n_ == kBatchEvents) flush_batch();
+      if (batch_n_ == batch_.size()) batch_full();
     } else {
       flush_batch();  // in order with the batched ones
+      settle();       // the writer is used here
       ev.start_ns = ns(start);
       ev.end_ns = ev.start_ns;
       ev.overhead_ns = ns(pending_overhead_);
@@ -248,8 +381,7 @@ void ReplayProfile::timed_flush(std::uint64_t now_ticks) noexcept {
   if (now - last_flush_ns_ < kFlushNs || failed_) return;
   last_flush_ns_ = now;
   try {
-    flush_batch();
-    writer_->flush();
+    flush_batch(/*file=*/true);
   } catch (const std::exception& e) {
     fail(e.what());
   }
@@ -311,8 +443,11 @@ void ReplayProfile::close(RankStatus status) noexcept {
   try {
     if (!failed_) {
       flush_batch();
+      settle();
+      stop_helper();
       writer_->close(status == RankStatus::complete ? 0 : 1);
     }
+    stop_helper();
     ns(0);  // calibrates the clock if no batch did
     RankInfo& info = manifest_.ranks.front();
     info.status = failed_ ? RankStatus::aborted : status;
@@ -323,6 +458,7 @@ void ReplayProfile::close(RankStatus status) noexcept {
     if (payload_read_ns_) manifest_.raw["replay"]["payload_read_ns"] = *payload_read_ns_;
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {
+    stop_helper();
     std::fprintf(stderr, "encore replay: cannot finish the replay profile: %s\n", e.what());
   }
 }

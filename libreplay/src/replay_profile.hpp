@@ -9,6 +9,8 @@
 // running overhead) its wall clock. Call sites are the recorded ones (same binary, same code).
 // With PAPI events (ENCORE_PAPI_EVENTS, `encore replay --papi`), each event carries the counts
 // of the compute segment before it, read as capture reads them: at entry and at exit.
+// With a writer thread (ENCORE_REPLAY_PROFILE_THREAD=1), full batches are encoded, compressed
+// and written there while the program goes on; a call then only copies its body and times.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +34,10 @@ class ReplayProfile {
   // Creates `dir` (it must not hold a trace already) and the rank's stream files. Throws Error.
   // `papi_events`: counters to read per compute segment (none: no counters); when PAPI cannot
   // count them, one warning naming PAPI's reason, and the profile goes on without.
+  // `writer_thread`: batches are written on a thread of the profile's (see above).
   ReplayProfile(const std::filesystem::path& dir, const std::filesystem::path& recorded_trace,
                 const Manifest& recorded, std::uint32_t rank,
-                const std::vector<std::string>& papi_events = {});
+                const std::vector<std::string>& papi_events = {}, bool writer_thread = false);
   ~ReplayProfile();
 
   // The program called MPI: the clock (ticks) and, with PAPI, the counts of the compute
@@ -58,11 +61,26 @@ class ReplayProfile {
   void close(RankStatus status) noexcept;
 
   const std::filesystem::path& dir() const noexcept { return dir_; }
+  // Whether batches are written on the profile's own thread.
+  bool writer_thread() const noexcept { return helper_ != nullptr; }
 
  private:
+  struct Helper;
   void fail(const std::string& what) noexcept;
-  // Writes the calls collected so far (one thread's bodies and times) to the writer. Throws.
-  void flush_batch();
+  // Hands the calls collected so far (one thread's bodies and times) to the writer: on the
+  // writer thread if there is one, else here; `file` also flushes the writer's open chunks to
+  // the files. Throws (a failure of the thread's previous batch included).
+  void flush_batch(bool file = false);
+  // Until the writer thread is done with what it was given (a batch it has not started is
+  // written here instead), so that the writer may be used here. Throws its failure.
+  void settle();
+  // Writes one batch (ticks turned to ns) and flushes the files if `file`. Throws.
+  void write_batch(std::span<RankTraceWriter::BodyTimes> times, std::span<const std::byte> bodies,
+                   std::uint16_t thread, bool file);
+  void start_helper();
+  void stop_helper() noexcept;
+  // A full batch: handed to the writer, or grown while the writer thread is busy.
+  void batch_full() noexcept;
   // flush_batch() for the call's path: an error stops the profile.
   void flush_or_fail() noexcept;
   // record() for calls whose extras change (received data, counters) and for the first call
@@ -84,6 +102,7 @@ class ReplayProfile {
   // Calls not yet handed to the writer: per call a fixed record, the bodies back to back.
   // Sized once; a call appends to them and nothing else (the writer runs per batch).
   static constexpr std::size_t kBatchEvents = 512;
+  static constexpr std::size_t kMaxBatchEvents = 16 * kBatchEvents;
   std::vector<RankTraceWriter::BodyTimes> batch_;
   std::size_t batch_n_ = 0;
   std::vector<std::byte> batch_bodies_;
@@ -110,6 +129,7 @@ class ReplayProfile {
   std::uint64_t now_ticks_ = 0;          // corrected time of the last event (compute so far)
   std::uint64_t total_overhead_ns_ = 0;  // of the events written
   std::optional<std::uint64_t> payload_read_ns_;
+  std::unique_ptr<Helper> helper_;  // the writer thread, if any (stopped before the rest goes)
 };
 
 }  // namespace encore::replay

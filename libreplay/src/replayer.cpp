@@ -74,6 +74,7 @@ ReplayOptions ReplayOptions::from_environment() {
   // simulator, a CPU-quota cgroup) the thread's work would be taken from the compute measured.
   const std::string ahead = get("ENCORE_REPLAY_READ_AHEAD");
   o.read_ahead = ahead == "1" || (ahead != "0" && usable_cpus() >= 2.0);
+  o.profile_thread = get("ENCORE_REPLAY_PROFILE_THREAD") == "1";
   return o;
 }
 
@@ -122,7 +123,8 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
     peek();
     if (!options_.profile.empty())
       profile_ = std::make_unique<ReplayProfile>(options_.profile, options_.trace, manifest_,
-                                                 options_.rank, options_.papi_events);
+                                                 options_.rank, options_.papi_events,
+                                                 options_.profile_thread);
   } catch (const Error& e) {
     fail(e.what());
   }

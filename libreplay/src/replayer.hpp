@@ -33,6 +33,10 @@ struct ReplayOptions {
   std::string profile;          // ENCORE_REPLAY_PROFILE: directory of the replay profile, if any
   std::vector<std::string> papi_events;  // ENCORE_PAPI_EVENTS: counted into the profile
   bool read_ahead = true;  // ENCORE_REPLAY_READ_AHEAD=0: payload chunks loaded by the calls
+  // ENCORE_REPLAY_PROFILE_THREAD=1: the profile's batches written on a thread of its own
+  // (off by default: on a machine busy with other work, the thread woken for a batch took
+  // the program's core inside its call)
+  bool profile_thread = false;
   // ENCORE_REPLAY_CONFIG names a file of KEY=VALUE lines with the same keys.
   static ReplayOptions from_environment();
 };

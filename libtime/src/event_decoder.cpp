@@ -574,6 +574,10 @@ bool has_room(const std::byte* p, const std::byte* end) {
 }  // namespace
 
 EventColumns EventColumns::of(std::span<const std::byte> chunk) {
+  // The generic path's table is built with the first chunk (a replay reads it at start-up),
+  // not by the first event near a chunk's end: in a replay, that is a call of the program
+  // (some 700 k instructions).
+  (void)plans();
   EventColumns c;
   ByteReader whole(chunk);
   const auto layout = whole.read_u8();

@@ -185,7 +185,7 @@ void RankPayloadReader::read_ahead(std::uint16_t thread) {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   try {
     a->worker = std::thread([p = a.get()] { p->run(); });
-    pthread_setname_np(a->worker.native_handle(), "encore-readahead");
+    pthread_setname_np(a->worker.native_handle(), "encore-ahead");  // at most 15 characters
   } catch (const std::system_error&) {
     a.reset();  // no thread: reads load their chunks themselves
   }

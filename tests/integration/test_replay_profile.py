@@ -112,31 +112,56 @@ class ReplayProfile(harness.TempDirTest):
     def test_sigkill_keeps_the_profile_up_to_the_last_second(self):
         # 5 ms of sleep before each of 600 calls: the replay lasts as long as the capture. Killed
         # 1.8 s in, it has made fewer calls than one batch (512): only the timed flush (about
-        # every second) can have put them in the file.
+        # every second) can have put them in the file, on the profile's writer thread or not.
         prog = f"{PROGRAMS}/test_slow_calls"
-        trace, prof = self.tmp / "slow", self.tmp / "prof"
+        trace = self.tmp / "slow"
         harness.record(trace, 2, prog, 600, 5)
-        proc = subprocess.Popen([harness.TOOL, "replay", "--rank", "0", "-o", str(prof), str(trace),
-                                 "--", prog, "600", "5"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        child, deadline = None, time.time() + 60
-        while child is None and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.05)
-            pids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
-                                  text=True).stdout.split()
-            child = int(pids[0]) if pids else None
-        self.assertIsNotNone(child, "the replayed program did not start")
-        time.sleep(1.8)
-        os.kill(child, signal.SIGKILL)
-        _, err = proc.communicate(timeout=60)
-        self.assertEqual(proc.returncode, 128 + signal.SIGKILL, err)
-        check = harness.run([harness.TOOL, "check", str(prof)], check=False)
-        self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
-        self.assertRegex(check.stdout, r"rank 0: (truncated|incomplete)")
-        calls = show_calls(prof, check=False)  # exits 1: the stream is cut
-        self.assertGreaterEqual(len(calls), 20, check.stdout)
-        self.assertLess(len(calls), 400)  # at most 360 calls in 1.8 s
-        self.assertEqual(calls, show_calls(trace, "--rank", "0")[: len(calls)])
+        for writer in ("1", "0"):
+            with self.subTest(profile_thread=writer):
+                prof = self.tmp / f"prof{writer}"
+                env = {**os.environ, "ENCORE_REPLAY_PROFILE_THREAD": writer}
+                proc = subprocess.Popen([harness.TOOL, "replay", "--rank", "0", "-o", str(prof),
+                                         str(trace), "--", prog, "600", "5"], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                child, deadline = None, time.time() + 60
+                while child is None and time.time() < deadline and proc.poll() is None:
+                    time.sleep(0.05)
+                    pids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                          text=True).stdout.split()
+                    child = int(pids[0]) if pids else None
+                self.assertIsNotNone(child, "the replayed program did not start")
+                time.sleep(1.8)
+                threads = {t.joinpath("comm").read_text().strip()
+                           for t in pathlib.Path(f"/proc/{child}/task").iterdir()}
+                os.kill(child, signal.SIGKILL)
+                _, err = proc.communicate(timeout=60)
+                self.assertEqual(proc.returncode, 128 + signal.SIGKILL, err)
+                self.assertEqual("encore-profile" in threads, writer == "1", threads)
+                check = harness.run([harness.TOOL, "check", str(prof)], check=False)
+                self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
+                self.assertRegex(check.stdout, r"rank 0: (truncated|incomplete)")
+                calls = show_calls(prof, check=False)  # exits 1: the stream is cut
+                self.assertGreaterEqual(len(calls), 20, check.stdout)
+                self.assertLess(len(calls), 400)  # at most 360 calls in 1.8 s
+                self.assertEqual(calls, show_calls(trace, "--rank", "0")[: len(calls)])
+
+    def test_writer_thread_writes_the_same_profile(self):
+        # Batches written on the profile's thread or by the calls: the same calls, every one.
+        trace = self.tmp / "halo"
+        harness.record(trace, 2, harness.example("halo2d"), 128, 300)
+        recorded = show_calls(trace, "--rank", "0")
+        for writer in ("1", "0"):
+            with self.subTest(profile_thread=writer):
+                prof = self.tmp / f"prof{writer}"
+                harness.run([harness.TOOL, "replay", "--rank", "0", "-o", str(prof), "--wtime",
+                             "recorded", str(trace), "--", harness.example("halo2d"), "128", "300"],
+                            env={"ENCORE_REPLAY_PROFILE_THREAD": writer}, timeout=120)
+                check = harness.run([harness.TOOL, "check", str(prof)]).stdout
+                self.assertRegex(check, r"^rank 0: complete \(")
+                self.assertEqual(show_calls(prof), recorded)
+                s = stats(prof)["ranks"][0]
+                self.assertEqual(s["events"], len(recorded))
+                self.assertGreater(s["overhead_ns"], 0)
 
     def test_output_directory_must_be_new(self):
         trace = self.tmp / "halo"
