@@ -9,20 +9,7 @@ using event_format::Extra;
 
 // Encoding ------------------------------------------------------------------------------------
 
-void Call::unraw() noexcept {
-  close_raw();
-  std::byte encoded[raw_body::kMaxEncoded];
-  pos_ = raw_body::encode_raw_body(buf_, encoded);  // never 0: the shims write valid kinds
-  std::memcpy(buf_, encoded, pos_);
-  cap_ = raw_cap_;  // at least kRawRoom
-  raw_ = false;
-}
-
 void Call::grow(std::size_t n) {
-  if (raw_) {
-    unraw();
-    if (pos_ + n <= cap_) return;
-  }
   auto& scratch = ts_->scratch;
   if (scratch.size() < pos_ + n + 64) scratch.resize(std::max(scratch.size() * 2, pos_ + n + 64));
   if (in_place_) {

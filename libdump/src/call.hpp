@@ -14,7 +14,6 @@
 #include <cstring>
 #include <mutex>
 
-#include "raw_body.hpp"
 #include "recorder.hpp"
 #include "recv_layout.hpp"
 #include <mpi.h>
@@ -36,9 +35,7 @@ class LeanPoll;
 
 class Call {
  public:
-  // `raw`: the shim is one of the light calls whose body may be left raw (raw_body.hpp) for the
-  // writer to encode; its encoding then goes through raw_fields() and the raw-aware hooks.
-  ENCORE_HOT explicit Call(fn::Id id, bool raw = false) noexcept : id_(id) {
+  ENCORE_HOT explicit Call(fn::Id id) noexcept : id_(id) {
     rec_ = Recorder::get();
     if (!rec_) return;
     ts_ = tls_stream;
@@ -54,7 +51,6 @@ class Call {
     // large for the room left moves to the scratch buffer (grow()).
     buf_ = ts_->body_cursor();
     cap_ = ts_->body_room();
-    const bool raw_room = raw && ts_->raw_segment() && cap_ >= kRawRoom;
     in_place_ = buf_ != nullptr && cap_ >= kHeadBytes;
     if (!in_place_) {
       buf_ = ts_->scratch.data();
@@ -65,8 +61,6 @@ class Call {
     buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
     buf_[1] = static_cast<std::byte>(head >> 7);
     pos_ = kHeadBytes;
-    if (raw_room) [[likely]]
-      start_raw();
   }
   ENCORE_HOT ~Call() {
     if (active_) commit();
@@ -75,8 +69,6 @@ class Call {
   Call& operator=(const Call&) = delete;
 
   bool active() const noexcept { return active_; }
-  // Whether the body is still raw: the shim encodes through raw_fields().
-  bool raw() const noexcept { return raw_; }
   bool ok() const noexcept { return rc_ == MPI_SUCCESS; }
 
   // Work the tool does before the PMPI call (copying request arrays, MPI_Finalize's own
@@ -132,8 +124,8 @@ class Call {
                               const MPI_Request* r = nullptr, std::int64_t n = 0) {
     // Only a template the writer can find again: in place, in the segment, with no extras.
     const std::size_t at = ts_->body_offset();
-    const bool keep = failed && in_place_ && !raw_ && ts_->times_fit() && !extras_ &&
-                      !rec_->call_extras && !ts_->commit_work() && pos_ < RawTimes::kRepeatMaxLen &&
+    const bool keep = failed && in_place_ && ts_->times_fit() && !extras_ && !rec_->call_extras &&
+                      !ts_->commit_work() && pos_ < RawTimes::kRepeatMaxLen &&
                       at < RawTimes::kRepeatMaxAt;
     const std::size_t len = pos_;
     commit();
@@ -173,34 +165,6 @@ class Call {
     return {buf_ + pos_};
   }
   ENCORE_HOT void close(Fields w) noexcept { pos_ = static_cast<std::size_t>(w.p - buf_); }
-  // The same into a raw body: a store a field (and one for a signed field's kind), no varint.
-  // The light shims that use it write at most raw_body::kSlots fields in all.
-  struct RawFields {
-    std::byte* p;  // the next slot
-    std::byte* k;  // its kind
-    ENCORE_HOT void s(std::int64_t v) noexcept {
-      std::memcpy(p, &v, 8);
-      *k = std::byte{raw_body::kSvarint};
-      p += 8;
-      ++k;
-    }
-    ENCORE_HOT void u(std::uint64_t v) noexcept {
-      std::memcpy(p, &v, 8);
-      p += 8;
-      ++k;
-    }
-    ENCORE_HOT void fixed(std::uint64_t v) noexcept {
-      std::memcpy(p, &v, 8);
-      *k = std::byte{raw_body::kFixed64};
-      p += 8;
-      ++k;
-    }
-  };
-  ENCORE_HOT RawFields raw_fields() noexcept { return {rp_, rk_}; }
-  ENCORE_HOT void close(RawFields w) noexcept {
-    rp_ = w.p;
-    rk_ = w.k;
-  }
   static std::uint8_t buf_flag(const void* p) noexcept {
     using event_format::BufFlag;
     if (p == MPI_IN_PLACE) return static_cast<std::uint8_t>(BufFlag::in_place);
@@ -311,21 +275,6 @@ class Call {
     w.s(s->MPI_TAG);
     w.u(static_cast<std::uint64_t>(status_bytes(s)));
     *w.p++ = std::byte{0};  // error: svarint 0
-  }
-  // The same into a raw body.
-  ENCORE_HOT void put_status(RawFields& w, const MPI_Status* s, bool ignored) noexcept {
-    unsigned bits = ignored ? event_format::kStatusIgnored : 0;
-    if (!s || s == MPI_STATUS_IGNORE) {
-      w.u(bits);
-      for (int i = 0; i < 4; ++i) w.u(0);  // source, tag, count, error: all 0
-      return;
-    }
-    if (status_cancelled(s)) bits |= event_format::kStatusCancelled;
-    w.u(bits);
-    w.s(s->MPI_SOURCE);
-    w.s(s->MPI_TAG);
-    w.u(static_cast<std::uint64_t>(status_bytes(s)));
-    w.u(0);  // error
   }
   static MPI_Count status_bytes(const MPI_Status* s) noexcept {
     // MPICH keeps the byte count in count_lo and the high bits of count_hi_and_cancelled.
@@ -439,25 +388,6 @@ class Call {
     else
       return static_cast<std::int64_t>(h);
   }
-  // A raw body's room: its slots and their encoding (unraw() encodes it in place).
-  static constexpr std::size_t kRawRoom =
-      raw_body::kMaxBytes > raw_body::kMaxEncoded ? raw_body::kMaxBytes : raw_body::kMaxEncoded;
-  ENCORE_HOT void start_raw() noexcept {
-    raw_ = true;
-    rk_ = buf_ + raw_body::kKindsAt;
-    std::memset(rk_, 0, raw_body::kSlots);
-    rp_ = buf_ + raw_body::kSlotsAt;
-    raw_cap_ = cap_;
-    cap_ = 0;  // any encoded write (reserve) encodes the raw body first: grow() -> unraw()
-  }
-  // Encodes the raw body in place and goes on encoding (a failed call, extras, a full segment).
-  void unraw() noexcept;
-  // Seals the raw body: its slot count, and where it ends.
-  ENCORE_HOT void close_raw() noexcept {
-    const auto n = static_cast<std::size_t>(rp_ - (buf_ + raw_body::kSlotsAt)) / 8;
-    buf_[raw_body::kCountAt] = static_cast<std::byte>(n);
-    pos_ = static_cast<std::size_t>(rp_ - buf_);
-  }
   ENCORE_HOT void reserve(std::size_t n) {
     if (pos_ + n > cap_) [[unlikely]]
       grow(n);
@@ -471,15 +401,7 @@ class Call {
   ENCORE_HOT void commit() noexcept {
     if (rec_->call_extras || ts_->commit_work()) [[unlikely]]
       commit_extras();
-    if (extras_) {
-      if (raw_) {
-        RawFields w = raw_fields();
-        w.u(0);
-        close(w);
-      } else {
-        put_uint(0);
-      }
-    }
+    if (extras_) put_uint(0);
     // The flags are the head's low bits, in its first byte (the id was written at the start).
     if (rc_ != MPI_SUCCESS) [[unlikely]]
       buf_[0] |= std::byte{event_format::kHasError};
@@ -487,19 +409,13 @@ class Call {
     if (in_place_ && ts_->times_fit()) [[likely]] {
       // The body is already in place; the raw times go to the segment's times region.
       RawTimes* t = ts_->times_cursor();
-      std::uint64_t flags = ts_->prev_flags;
-      if (raw_) {
-        flags |= RawTimes::kRawBody | std::uint64_t{ts_->body_offset()} << RawTimes::kRawAtShift;
-        close_raw();
-      }
-      t->flags = flags;
+      t->flags = ts_->prev_flags;
       t->prev_t3 = ts_->prev_t3;
       t->t0 = t0_;
       t->t1 = t1_;
       t->t2 = t2_;
       ts_->commit_in_place(pos_);
     } else {
-      if (raw_) unraw();
       commit_moved({ts_->prev_flags, ts_->prev_t3, t0_, t1_, t2_});
     }
     finish_light();
@@ -529,14 +445,6 @@ class Call {
   }
   void emit_send_hash(std::uint64_t hash, std::uint64_t bytes) noexcept {
     extras_ = true;
-    if (raw_) {
-      RawFields w = raw_fields();
-      w.u(static_cast<std::uint8_t>(event_format::Extra::send_hash));
-      w.fixed(hash);
-      w.u(bytes);
-      close(w);
-      return;
-    }
     reserve(1 + 8 + kMaxVarintBytes);
     std::byte* p = buf_ + pos_;
     p[0] = static_cast<std::byte>(event_format::Extra::send_hash);
@@ -547,16 +455,6 @@ class Call {
   ENCORE_HOT void put_payload_extra(std::uint64_t slot, std::uint32_t type_id, MPI_Count count,
                                     std::uint64_t bytes) noexcept {
     extras_ = true;
-    if (raw_) {
-      RawFields w = raw_fields();
-      w.u(static_cast<std::uint8_t>(event_format::Extra::payload));
-      w.u(slot);
-      w.u(type_id);
-      w.u(static_cast<std::uint64_t>(count));
-      w.u(bytes);
-      close(w);
-      return;
-    }
     Fields w = fields(1 + 4 * kMaxVarintBytes);
     *w.p++ = static_cast<std::byte>(event_format::Extra::payload);
     w.u(slot);
@@ -598,11 +496,7 @@ class Call {
   bool active_ = false;
   bool in_place_;  // buf_ is the events segment itself, not the scratch buffer
   bool extras_ = false;
-  bool heavy_ = false;   // the tool did more than encode: measure its time exactly
-  bool raw_ = false;     // the body is raw (start_raw); then cap_ is 0 and these hold:
-  std::byte* rp_;        // the raw body's next slot
-  std::byte* rk_;        // that slot's kind
-  std::size_t raw_cap_;  // the room in the segment
+  bool heavy_ = false;  // the tool did more than encode: measure its time exactly
   int rc_ = MPI_SUCCESS;
   std::uint64_t t0_ = 0;  // before pre-work, when a call has any
   std::uint64_t t1_ = 0;

@@ -89,7 +89,6 @@ Options Options::from_environment() {
   read_number("ENCORE_FLUSH_MS", ms, 10, 3'600'000);
   o.flush_interval_ns = static_cast<std::uint64_t>(ms) * 1'000'000ull;
   o.send_hashes = read_flag("ENCORE_SEND_HASH", true);
-  o.raw_bodies = read_flag("ENCORE_RAW_BODIES", true);
   o.quiet = read_flag("ENCORE_QUIET", false);
   o.disabled = read_flag("ENCORE_DISABLE", false);
   return o;

@@ -29,9 +29,8 @@ struct Options {
   std::uint64_t memory_budget = 64ull << 20;        // ENCORE_MEMORY_MB
   std::uint64_t flush_interval_ns = 1'000'000'000;  // ENCORE_FLUSH_MS
   bool send_hashes = true;                          // ENCORE_SEND_HASH=0 disables
-  bool raw_bodies = true;  // ENCORE_RAW_BODIES=0: light calls encode their own bodies
-  bool quiet = false;      // ENCORE_QUIET=1: no summary line
-  bool disabled = false;   // ENCORE_DISABLE=1: pass every call straight through
+  bool quiet = false;                               // ENCORE_QUIET=1: no summary line
+  bool disabled = false;  // ENCORE_DISABLE=1: pass every call straight through
 
   // Reads the environment; a malformed value is reported on stderr and the default kept.
   static Options from_environment();

@@ -25,10 +25,6 @@ struct RawTimes {
   // The record is a LeanTimes (a repeat written by the lean poll path), not a RawTimes.
   static constexpr std::uint64_t kLean = 8;
   static constexpr std::uint64_t kLeanSample = 16;  // LeanTimes::t3 holds its measured tail
-  // The event's body is a raw body (raw_body.hpp), at body offset kRawAt (bits 32..63) in the
-  // same segment: the writer encodes it. Never with kRepeat.
-  static constexpr std::uint64_t kRawBody = 32;
-  static constexpr unsigned kRawAtShift = 32;
   static constexpr unsigned kRepeatLenShift = 8;
   static constexpr unsigned kRepeatAtShift = 32;
   static constexpr std::uint64_t kRepeatMaxLen = std::uint64_t{1} << 24;
@@ -41,10 +37,6 @@ struct RawTimes {
   std::uint64_t t2;       // PMPI call returned
 
   static bool repeat(std::uint64_t flags) noexcept { return (flags & kRepeat) != 0; }
-  static bool raw(std::uint64_t flags) noexcept { return (flags & kRawBody) != 0; }
-  static std::size_t raw_at(std::uint64_t flags) noexcept {
-    return static_cast<std::size_t>(flags >> kRawAtShift);
-  }
   static std::size_t repeat_at(std::uint64_t flags) noexcept {
     return static_cast<std::size_t>(flags >> kRepeatAtShift);
   }

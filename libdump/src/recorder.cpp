@@ -141,7 +141,6 @@ ThreadStream* Recorder::register_thread() {
   }
   // The lean poll path reads the TSC itself, and records no per-call extras.
   s->lean_allowed = clock.source() == ClockSource::tsc && !call_extras;
-  s->allow_raw(options.raw_bodies && !call_extras);
   threads_.push_back(std::move(stream));
   s->on_seal = [w = writer.get()] { w->notify(); };
   writer->add_stream(s);

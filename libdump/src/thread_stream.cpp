@@ -113,7 +113,6 @@ void ThreadStream::set_events(Segment* s) noexcept {
   times_ = s ? s->times_data() : nullptr;
   body_cap_ = s ? s->body_capacity() : 0;
   times_cap_ = s ? s->times_capacity() : 0;
-  raw_segment_ = raw_allowed_ && s && s->capacity() <= kEventSegmentBytes;
 }
 
 ThreadStream::Pending ThreadStream::pending() {

@@ -106,14 +106,6 @@ class ThreadStream {
   };
   LeanRun lean;
   bool lean_allowed = false;  // TSC clock, no per-call extras (Recorder::register_thread)
-  // Light calls may leave raw bodies (raw_body.hpp) in this thread's current segment: allowed
-  // (no per-call extras, not turned off) and a segment of the usual size, which bounds what
-  // the writer's crash path has to encode.
-  void allow_raw(bool allowed) noexcept {
-    raw_allowed_ = allowed;
-    set_events(ev_);
-  }
-  bool raw_segment() const noexcept { return raw_segment_; }
 
   // Whether this poll continues the thread's open run (the Call-free path may take it).
   __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
@@ -256,8 +248,6 @@ class ThreadStream {
   std::byte* times_ = nullptr;
   std::size_t body_cap_ = 0;
   std::size_t times_cap_ = 0;
-  bool raw_allowed_ = false;
-  bool raw_segment_ = false;
 
   std::mutex mu_;  // guards the sealed queues and the current pointers seen by the writer
   std::deque<Segment*> sealed_events_;

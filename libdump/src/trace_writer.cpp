@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "raw_body.hpp"
-
 #include "encore/clock.hpp"
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
@@ -44,8 +42,6 @@ void TraceWriter::add_stream(ThreadStream* stream) {
 }
 
 void TraceWriter::start() {
-  // A normal segment's bodies, encoded, with a template before them (bodies_bound()).
-  emergency_bodies_.resize(kEventSegmentBytes + kEventSegmentBytes / 2);
   last_tail_flush_ = monotonic_ns();
   thread_ = std::thread([this] { run(); });
 }
@@ -125,69 +121,6 @@ BodyParts event_bodies(const Segment& s, const Mark& from, const Mark& to,
   return {{{body + from.bytes, to.bytes - from.bytes}, {}}};
 }
 
-// Whether any event from `from` to `to` has a raw body.
-bool has_raw_bodies(const Segment& s, const Mark& from, const Mark& to) noexcept {
-  for (const std::byte* p = s.times_data() + from.times; p < s.times_data() + to.times;) {
-    std::uint64_t flags;
-    std::memcpy(&flags, p, sizeof flags);
-    if (RawTimes::raw(flags)) return true;
-    p += times_record_bytes(flags);
-  }
-  return false;
-}
-
-// The most encode_bodies() writes: the template of a run the chunk starts in (in the body
-// region), then the bodies, each raw one encoded at most 23 bytes longer than it is (2 + 10 n
-// against 27 + 8 n for n <= 24 slots: less than its own length).
-std::size_t bodies_bound(const Segment& s, const Mark& from, const Mark& to) noexcept {
-  std::size_t bound = 2 * (to.bytes - from.bytes);
-  if (to.times > from.times) {
-    std::uint64_t flags;
-    std::memcpy(&flags, s.times_data() + from.times, sizeof flags);
-    if (RawTimes::repeat(flags)) bound += RawTimes::repeat_len(flags);
-  }
-  return bound;
-}
-
-// The event bodies from `from` to `to` as the trace has them (event_bodies()), with every raw
-// body encoded, into `out` (room for bodies_bound()). Returns the bytes written, or 0 if a
-// raw body is not where its record says (the chunk would be wrong: it is not written).
-std::size_t encode_bodies(const Segment& s, const Mark& from, const Mark& to,
-                          std::byte* out) noexcept {
-  const std::byte* body = s.body_data();
-  std::byte* o = out;
-  std::size_t at = from.bytes;
-  const auto copy = [&](std::size_t begin, std::size_t end) {
-    std::memcpy(o, body + begin, end - begin);
-    o += end - begin;
-  };
-  bool ok = true;
-  bool at_first = true;
-  for (const std::byte* p = s.times_data() + from.times; ok && p < s.times_data() + to.times;) {
-    std::uint64_t flags;
-    std::memcpy(&flags, p, sizeof flags);
-    p += times_record_bytes(flags);
-    if (at_first && RawTimes::repeat(flags)) {
-      copy(RawTimes::repeat_at(flags), RawTimes::repeat_at(flags) + RawTimes::repeat_len(flags));
-      at += 2;
-    }
-    at_first = false;
-    if (!RawTimes::raw(flags)) continue;
-    const std::size_t raw_at = RawTimes::raw_at(flags);
-    ok = raw_at >= at && raw_at + raw_body::kSlotsAt <= to.bytes &&
-         raw_at + raw_body::raw_size(body + raw_at) <= to.bytes;
-    if (!ok) break;
-    copy(at, raw_at);
-    const std::size_t n = raw_body::encode_raw_body(body + raw_at, o);
-    ok = n != 0;
-    o += n;
-    at = raw_at + raw_body::raw_size(body + raw_at);
-  }
-  if (!ok) return 0;
-  copy(at, to.bytes);
-  return static_cast<std::size_t>(o - out);
-}
-
 // Calls `each` with every record from `p` to `end` in turn (a RawTimes, or a LeanTimes from
 // the lean poll path: the first word, the flags, says which), each copied out whole first.
 // Returns the first record's flags.
@@ -234,13 +167,7 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
   w.put_u8(event_format::kSplitTimes);
   for (const auto& c : used) w.put_uvarint(c.size());
   for (const auto& c : used) w.put_bytes(c);
-  if (!has_raw_bodies(s, from, to)) {
-    for (const auto& part : event_bodies(s, from, to, first)) w.put_bytes(part);
-    return;
-  }
-  const std::size_t start = out.size();
-  out.resize(start + bodies_bound(s, from, to));
-  out.resize(start + encode_bodies(s, from, to, out.data() + start));
+  for (const auto& part : event_bodies(s, from, to, first)) w.put_bytes(part);
 }
 
 // The interleaved layout a crash handler writes, which cannot allocate: the raw times are
@@ -420,27 +347,14 @@ void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
   std::span<const std::byte> parts[4];
   std::size_t nparts = 1;
   if (ev) {
-    // Raw bodies are encoded before the times are (interleave_in_place overwrites the
-    // records that say where they are).
-    std::span<const std::byte> encoded;
-    if (has_raw_bodies(*s, done, upto)) {
-      std::size_t n = 0;
-      if (bodies_bound(*s, done, upto) <= emergency_bodies_.size())
-        n = encode_bodies(*s, done, upto, emergency_bodies_.data());
-      if (n == 0) {  // not expected: the chunk would be wrong, so it is left out
-        --st.event_seq;
-        return;
-      }
-      encoded = {emergency_bodies_.data(), n};
-    }
     std::uint64_t first = 0;
     const std::size_t times = interleave_in_place(*s, done, upto, st.times, first);
     prefix[0] = std::byte{event_format::kInterleavedTimes};
     parts[0] = {prefix, 1 + encode_uvarint(times, prefix + 1)};
     parts[1] = {s->times_data() + done.times, times};
     const BodyParts bodies = event_bodies(*s, done, upto, first);
-    parts[2] = encoded.empty() ? bodies.part[0] : encoded;
-    parts[3] = encoded.empty() ? bodies.part[1] : std::span<const std::byte>{};
+    parts[2] = bodies.part[0];
+    parts[3] = bodies.part[1];
     nparts = 4;
   } else {
     parts[0] = {s->data() + done.bytes, upto.bytes - done.bytes};

@@ -82,9 +82,6 @@ class TraceWriter {
   StreamFileWriter payload_;
   ChunkCompressor compressor_;
   std::vector<std::byte> assembly_;  // an events chunk's columns put together
-  // The crash path's room for a segment's bodies once its raw bodies are encoded (it cannot
-  // allocate): set up at start(), when the threads may leave raw bodies.
-  std::vector<std::byte> emergency_bodies_;
   std::array<std::vector<std::byte>, 3> columns_;
   int event_level_;
   int payload_level_;

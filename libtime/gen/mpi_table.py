@@ -10,7 +10,6 @@ for recording, decoding and replaying MPI calls.
 import argparse
 import hashlib
 import pathlib
-import re
 import sys
 
 import mpi_header
@@ -373,17 +372,15 @@ def _encode(f, params):
     return out
 
 
-def _blocks(encoded, indent, raw=False):
-    """The statements, each run of fields in one block with its room reserved once (or, raw,
-    into the raw body's slots)."""
+def _blocks(encoded, indent):
+    """The statements, each run of fields in one block with its room reserved once."""
     lines, run = [], []
 
     def flush():
         if run:
             bound = sum(b for _, b in run)
             body = " ".join(s for s, _ in run)
-            start = "c.raw_fields()" if raw else f"c.fields({bound})"
-            lines.append(f"{indent}{{ auto w = {start}; {body} c.close(w); }}")
+            lines.append(f"{indent}{{ auto w = c.fields({bound}); {body} c.close(w); }}")
             run.clear()
 
     for _, stmt, bound in encoded:
@@ -394,20 +391,6 @@ def _blocks(encoded, indent, raw=False):
             run.append((stmt, bound))
     flush()
     return lines
-
-
-# Light calls whose body may be left raw for the writer thread to encode (libdump's
-# raw_body.hpp): every argument a field, hooks that know raw bodies (send hash, received
-# payload), at most raw_body::kSlots slots in all.
-_RAW_BODY = re.compile(r"MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend|Recv|Irecv)(_c)?")
-_RAW_SAFE_STATEMENTS = ("c.put_new_request(",)  # bookkeeping only: nothing in the body
-
-
-def _raw_body(f, modelled, params, poll):
-    if not modelled or poll or not _RAW_BODY.fullmatch(f.name) or overlay.hooks(f.name)[0]:
-        return False
-    return all(b is not None or stmt.startswith(_RAW_SAFE_STATEMENTS)
-               for _, stmt, b in _encode(f, params))
 
 
 _OUT_ROLES = {"int_out", "aint_out", "int_array_out", "aint_array_out", "comm_out", "group_out",
@@ -485,8 +468,7 @@ def emit_shim(f, modelled, params):
                               f"  MPI_Status* {p.name} = {p.name}_user == MPI_STATUS_IGNORE ? "
                               f"{local} : {p.name}_user;")
     rc = "result" if ret != "int" else "rc"
-    raw = _raw_body(f, modelled, params, poll)
-    body.append(f"  encore::dump::Call c(fn::{enum_name(f.name)}{', true' if raw else ''});")
+    body.append(f"  encore::dump::Call c(fn::{enum_name(f.name)});")
     if poll:
         body.append(f"  if (!c.active()) return lean.called() ? rc : P{f.name}({passthrough_args});")
     else:
@@ -532,25 +514,13 @@ def emit_shim(f, modelled, params):
         encoded = _encode(f, params)
         ins = [e for e in encoded if e[0] not in _OUT_ROLES]
         outs = [e for e in encoded if e[0] in _OUT_ROLES]
-
-        def encode(indent, raw):
-            lines = _blocks(ins, indent, raw)
-            if outs or post:
-                lines.append(f"{indent}if (c.ok()) {{")
-                lines.extend(_blocks(outs, indent + "  ", raw))
-                if post:
-                    lines.append(f"{indent}  {post}")
-                lines.append(f"{indent}}}")
-            return lines
-
-        if raw:
-            body.append("  if (c.raw()) [[likely]] {")
-            body += encode("    ", True)
-            body.append("  } else {")
-            body += encode("    ", False)
+        body += _blocks(ins, "  ")
+        if outs or post:
+            body.append(f"  if (c.ok()) {{")
+            body += _blocks(outs, "    ")
+            if post:
+                body.append(f"    {post}")
             body.append("  }")
-        else:
-            body += encode("  ", False)
     if poll:
         body.append(f"  c.finish_poll({poll_args});")
     body.append(f"  return {rc};")
