@@ -36,11 +36,15 @@ def per_call(callgrind_file):
     out = subprocess.run(["callgrind_annotate", "--tree=calling", "--inclusive=yes",
                           "--threshold=100", str(callgrind_file)],
                          capture_output=True, text=True, check=True).stdout
+    # A shim can be listed twice, under its file's absolute path and under one relative to
+    # the working directory (run from /tmp, callgrind names part of /tmp/build/... so): its
+    # inclusive count is the larger entry, its PMPI call is under either.
     shims, current = {}, None
     for line in out.splitlines():
         if m := SHIM.match(line):
             current = m.group(2)
-            shims[current] = [int(m.group(1).replace(",", "")), 0, 0]
+            entry = shims.setdefault(current, [0, 0, 0])
+            entry[0] = max(entry[0], int(m.group(1).replace(",", "")))
         elif not line.strip():
             current = None
         elif current and (m := PMPI.match(line)) and m.group(2) == current:
