@@ -26,7 +26,7 @@ from benchlib import run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-SHIM = re.compile(r"\s*([\d,]+) .*\*  .*dump_shims\.cpp:(MPI_\w+) ")
+SHIM = re.compile(r"\s*([\d,]+) .*\*  .*dump_shims\.cpp:(MPI_\w+)(?: |$)")
 PMPI = re.compile(r"\s*([\d,]+) .*>   \?\?\?:P(MPI_\w+) \(([\d,]+)x\)")
 
 
