@@ -7,7 +7,10 @@ that of the PMPI call it makes, divided by the number of calls (clock reads coun
 instruction each; their time is not in these figures), and in parentheses the PMPI call's own
 instructions per call, what the call costs untraced.
 
-  bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so]
+  bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so] [--lines FN,...]
+
+--lines MPI_Send,MPI_Recv adds, for each of those shims, where its own instructions go: per
+source line (inlined code counted at its own line), per call, the PMPI call left out.
 
 Needs valgrind (not a dependency of the build).
 """
@@ -23,7 +26,7 @@ from benchlib import run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-SHIM = re.compile(r"\s*([\d,]+) .*\*  .*dump_shims\.cpp:(MPI_\w+) ")
+SHIM = re.compile(r"\s*([\d,]+) .*\*  .*dump_shims\.cpp:(MPI_\w+)(?: |$)")
 PMPI = re.compile(r"\s*([\d,]+) .*>   \?\?\?:P(MPI_\w+) \(([\d,]+)x\)")
 
 
@@ -33,11 +36,15 @@ def per_call(callgrind_file):
     out = subprocess.run(["callgrind_annotate", "--tree=calling", "--inclusive=yes",
                           "--threshold=100", str(callgrind_file)],
                          capture_output=True, text=True, check=True).stdout
+    # A shim can be listed twice, under its file's absolute path and under one relative to
+    # the working directory (run from /tmp, callgrind names part of /tmp/build/... so): its
+    # inclusive count is the larger entry, its PMPI call is under either.
     shims, current = {}, None
     for line in out.splitlines():
         if m := SHIM.match(line):
             current = m.group(2)
-            shims[current] = [int(m.group(1).replace(",", "")), 0, 0]
+            entry = shims.setdefault(current, [0, 0, 0])
+            entry[0] = max(entry[0], int(m.group(1).replace(",", "")))
         elif not line.strip():
             current = None
         elif current and (m := PMPI.match(line)) and m.group(2) == current:
@@ -46,11 +53,53 @@ def per_call(callgrind_file):
     return {f: (n, (total - pmpi) / n, pmpi / n) for f, (total, pmpi, n) in shims.items() if n}
 
 
+def per_line(callgrind_file, functions):
+    """{function: {(file, line): self instructions}} inside the given functions, from a
+    callgrind file whose positions include lines (inlined code keeps its own file and line)."""
+    names, cost = {}, {f: {} for f in functions}
+
+    def name(kind, text):
+        m = re.match(r"\((\d+)\)(?: (.*))?", text)
+        if not m:
+            return text
+        if m.group(2):
+            names[(kind, m.group(1))] = m.group(2)
+        return names.get((kind, m.group(1)), m.group(1))
+
+    fields, fn, fl, here, pos, after_call = ["line"], None, None, None, {}, False
+    for raw in open(callgrind_file):
+        raw = raw.rstrip("\n")
+        if raw.startswith("positions:"):
+            fields = raw.split()[1:]
+        elif raw.startswith("fl="):
+            fl = here = name("fl", raw[3:])
+        elif raw.startswith(("fi=", "fe=")):
+            here = name("fl", raw[3:])
+        elif raw.startswith("fn="):
+            fn, here = name("fn", raw[3:]), fl
+        elif raw.startswith(("cfn=", "cfl=", "cfi=")):
+            name("fn" if raw.startswith("cfn") else "fl", raw[raw.index("=") + 1:])
+        elif raw.startswith("calls="):
+            after_call = True  # the next cost line is the call's inclusive cost
+        elif raw and (raw[0].isdigit() or raw[0] in "+-*"):
+            parts = raw.split()
+            for key, tok in zip(fields, parts):
+                prev = pos.get(key, 0)
+                pos[key] = prev if tok == "*" else prev + int(tok, 0) if tok[0] in "+-" else int(tok, 0)
+            if after_call:
+                after_call = False
+            elif fn in cost and len(parts) > len(fields):
+                key = (here, pos["line"])
+                cost[fn][key] = cost[fn].get(key, 0) + int(parts[len(fields)])
+    return cost
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--iters", type=int, default=20000, help="ping-pong iterations (iprobe: 1/4)")
     ap.add_argument("--lib", help="the capture library to measure (default: the build's)")
+    ap.add_argument("--lines", help="shims to break down per source line, e.g. MPI_Send,MPI_Recv")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("capture_instr.py: valgrind is not installed")
@@ -67,10 +116,18 @@ def main():
              "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
              str(loops_bin), str(args.iters), "0", loop], env=env)
         for rank, f in enumerate(sorted(out.glob("cg.*"), key=lambda p: int(p.suffix[1:]))):
-            for fn, (calls, instr, mpi) in sorted(per_call(f).items()):
+            counts = per_call(f)
+            for fn, (calls, instr, mpi) in sorted(counts.items()):
                 if calls >= 1000:
                     print(f"{loop:10s} process {rank}  {fn:12s} {calls:8d} calls  {instr:7.0f} instr/call"
                           f"  (the MPI call itself {mpi:.0f})")
+            wanted = [fn for fn in (args.lines or "").split(",") if fn in counts]
+            for fn, lines in per_line(f, wanted).items():
+                calls = counts[fn][0]
+                print(f"  {fn} of process {rank}, per call, by source line:")
+                for (file, line), c in sorted(lines.items(), key=lambda kv: -kv[1]):
+                    if c / calls >= 0.5:
+                        print(f"    {c / calls:6.1f}  {pathlib.Path(file).name}:{line}")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -74,14 +74,24 @@ class Call {
   // Work the tool does before the PMPI call (copying request arrays, MPI_Finalize's own
   // communication) starts here; it is charged as overhead, not as the call's duration.
   void mark_pre_work() noexcept { t0_ = rec_->clock.ticks(); }
+  // A plain thread (ThreadStream::plain) only reads the TSC here: one test, not three.
   ENCORE_HOT void begin() noexcept {
+    if (ts_->plain) [[likely]] {
+      t1_ = __rdtsc();
+      return;
+    }
     if (rec_->counters_on) read_counters();
     t1_ = rec_->clock.ticks();
   }
   ENCORE_HOT void end(int rc) noexcept {
-    t2_ = rec_->clock.ticks();
-    rc_ = rc;
-    if (rec_->multiple) lock_shared();
+    if (ts_->plain) [[likely]] {
+      t2_ = __rdtsc();
+      rc_ = rc;
+    } else {
+      t2_ = rec_->clock.ticks();
+      rc_ = rc;
+      if (rec_->multiple) lock_shared();
+    }
     if (rc != MPI_SUCCESS) [[unlikely]]
       put_int(rc);
   }
@@ -124,9 +134,9 @@ class Call {
                               const MPI_Request* r = nullptr, std::int64_t n = 0) {
     // Only a template the writer can find again: in place, in the segment, with no extras.
     const std::size_t at = ts_->body_offset();
-    const bool keep = failed && in_place_ && ts_->times_fit() && !extras_ && !rec_->call_extras &&
-                      !ts_->commit_work() && pos_ < RawTimes::kRepeatMaxLen &&
-                      at < RawTimes::kRepeatMaxAt;
+    // commit_work() covers per-call extras (ThreadStream::set_extras_every_call).
+    const bool keep = failed && in_place_ && ts_->times_fit() && !extras_ && !ts_->commit_work() &&
+                      pos_ < RawTimes::kRepeatMaxLen && at < RawTimes::kRepeatMaxAt;
     const std::size_t len = pos_;
     commit();
     active_ = false;
@@ -399,7 +409,7 @@ class Call {
   }
   // Inlined into every shim: what a light call needs; the rest is out of line.
   ENCORE_HOT void commit() noexcept {
-    if (rec_->call_extras || ts_->commit_work()) [[unlikely]]
+    if (ts_->commit_work()) [[unlikely]]  // per-call extras included
       commit_extras();
     if (extras_) put_uint(0);
     // The flags are the head's low bits, in its first byte (the id was written at the start).

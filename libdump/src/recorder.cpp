@@ -143,6 +143,8 @@ ThreadStream* Recorder::register_thread() {
   }
   // The lean poll path reads the TSC itself, and records no per-call extras.
   s->lean_allowed = clock.source() == ClockSource::tsc && !call_extras;
+  s->plain = clock.source() == ClockSource::tsc && !counters_on && !multiple;
+  s->set_extras_every_call(call_extras);
   threads_.push_back(std::move(stream));
   s->on_seal = [w = writer.get()] { w->notify(); };
   writer->add_stream(s);

@@ -106,6 +106,15 @@ class ThreadStream {
   };
   LeanRun lean;
   bool lean_allowed = false;  // TSC clock, no per-call extras (Recorder::register_thread)
+  // TSC clock, no PAPI counters, not MPI_THREAD_MULTIPLE: a Call's begin() and end() read the
+  // TSC and nothing else (Recorder::register_thread).
+  bool plain = false;
+  // Every event gets extras (PAPI counters, call sites): commit_work() stays true, so a
+  // commit tests one flag for all the work it may have to add.
+  void set_extras_every_call(bool on) noexcept {
+    extras_every_call_ = on;
+    commit_work_ = commit_work_ || on;
+  }
 
   // Whether this poll continues the thread's open run (the Call-free path may take it).
   __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
@@ -177,7 +186,7 @@ class ThreadStream {
     commit_work_ = true;
   }
   // commit_extras() took the send hashes and the stall (emit_send_hashes, take_stall_ns).
-  void clear_commit_work() noexcept { commit_work_ = false; }
+  void clear_commit_work() noexcept { commit_work_ = extras_every_call_; }
   std::uint64_t total_stall_ns() const noexcept { return total_stall_ns_; }
 
   // Seals the current segments so the writer drains everything (finalize, abort).
@@ -243,6 +252,7 @@ class ThreadStream {
   std::uint64_t stall_ns_ = 0;
   std::uint64_t total_stall_ns_ = 0;
   bool commit_work_ = false;  // send_hashes or stall_ns_ to add at the next commit
+  bool extras_every_call_ = false;
   // ev_'s regions (null and 0 without a segment): what the per-call checks read.
   std::byte* body_ = nullptr;
   std::byte* times_ = nullptr;
