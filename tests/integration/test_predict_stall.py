@@ -108,7 +108,7 @@ class PredictStall(harness.TempDirTest):
             s["compute_given_s"] / k["compute_given_s"], delta=1e-6)
         text = harness.run([harness.TOOL, "predict", str(trace), "--replay", str(prof)]).stdout
         self.assertRegex(text, r"rank 0 stalled \S+ in its compute and \S+ in the replay's "
-                               r"calls: \S+ spread over its segments by CPU time")
+                               r"calls: \S+ spread over its segments by running time")
         bad = harness.run([harness.TOOL, "predict", str(trace), "--replay", str(prof),
                            "--stall-time", "drop"], check=False)
         self.assertEqual(bad.returncode, 2, bad.stderr)

@@ -304,11 +304,12 @@ int predict_main(const PredictOptions& o) {
       const auto ns = [](std::uint64_t v) { return format_duration(v); };
       fmt::print("  rank {} stalled {} in its compute and {} in the replay's calls{}\n", r,
                  ns(st.segments_ns), ns(st.calls_ns),
-                 st.active() ? fmt::format(": {} spread over its segments by CPU time (x{:.3f}; "
-                                           "compute {} -> {})",
-                                           ns(st.spread_compute_ns() - st.cpu_ns()), st.factor,
-                                           ns(st.compute_ns), ns(st.spread_compute_ns()))
-                             : std::string(" (kept where measured)"));
+                 st.active()
+                     ? fmt::format(": {} spread over its segments by running time (x{:.3f}; "
+                                   "compute {} -> {})",
+                                   ns(st.spread_compute_ns() - st.cpu_ns()), st.factor,
+                                   ns(st.compute_ns), ns(st.spread_compute_ns()))
+                     : std::string(" (kept where measured)"));
     }
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
@@ -365,11 +366,12 @@ Subcommand add_predict(CLI::App& parent) {
                   "replayed segments where the calls line up and the work matches, else ratio)")
       ->check(CLI::IsMember({"ratio", "aligned"}))
       ->capture_default_str();
-  app->add_option("--stall-time", o->stall_time,
-                  "time a replayed rank's thread was not running (a CPU quota's throttling, "
-                  "preemption), as its profile measured it: spread (each compute segment gets "
-                  "its CPU time times the rank's measured slow-down) or keep (each segment as "
-                  "measured)")
+  app->add_option(
+         "--stall-time", o->stall_time,
+         "time a replayed rank's thread was not running (a CPU quota's throttling, "
+         "preemption), as its profile measured it: spread (each compute segment gets "
+         "its time less its stall times the rank's measured slow-down) or keep (each segment as "
+         "measured)")
       ->check(CLI::IsMember({"spread", "keep"}))
       ->capture_default_str();
   app->add_flag("--json", o->json, "Print the summary as one JSON object");

@@ -4,9 +4,10 @@
 // replay.stall.calls_ns). A quota throttles in whole periods (10 ms pieces at 50 % of a 20 ms
 // period), so a few segments carry all of it and the others none; a peer that synchronises
 // with the rank then waits for the lumps, where a machine slower by the same factor is slower
-// everywhere. Spreading gives each segment its CPU time times the rank's measured slow-down
-// (all stalled time over all CPU time, the replay's own calls included, since a throttle lands
-// wherever the quota runs out).
+// everywhere. Spreading gives each segment its running time (its time less its stall; a sleep
+// in it counts as running) times the rank's measured slow-down (all its wall time over all of
+// it less the stalls, the replay's own calls included, since a throttle lands wherever the
+// quota runs out).
 #pragma once
 
 #include <algorithm>
@@ -18,7 +19,7 @@
 namespace encore::predict {
 
 enum class StallTime : std::uint8_t {
-  spread,  // each segment: its CPU time x (1 + stalled / CPU time of the whole replay)
+  spread,  // each segment: its time less its stall x (all wall time / all of it less stalls)
   keep,    // each segment as measured, stalls where they fell
 };
 
@@ -34,11 +35,13 @@ struct StallSpread {
   std::uint64_t compute_ns = 0;   // the segments' measured (wall) time, stalls included
   std::uint64_t overhead_ns = 0;  // the replay's own time in the calls, stalls included
   bool measured = false;          // the profile says it measured stalls (replay.stall)
-  // Each segment's CPU time is multiplied by this: (all wall) / (all CPU), 1 without stalls.
+  // Each segment's running time is multiplied by this: (all wall) / (all wall less stalls), 1
+  // without stalls.
   double factor = 1.0;
 
   // Sets `factor` from the totals (1 when nothing stalled or in keep mode).
   void finish();
+  // The segments' running time (their time less their stalls).
   std::uint64_t cpu_ns() const { return compute_ns - std::min(segments_ns, compute_ns); }
   // The segments' total after spreading (== compute_ns in keep mode).
   std::uint64_t spread_compute_ns() const;
