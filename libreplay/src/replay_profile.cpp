@@ -333,7 +333,7 @@ void ReplayProfile::mark_counters() noexcept {
   if (ThreadCounters* c = thread_counters(manifest_.papi.requested)) c->mark_segment_start();
 }
 
-std::uint64_t ReplayProfile::waited_ns() noexcept {
+ReplayProfile::Waited ReplayProfile::waited() noexcept {
   if (schedstat_fd_ >= 0) {
     // "<ns on the CPU> <ns runnable but waiting> <timeslices>\n"
     char buf[96];
@@ -341,16 +341,17 @@ std::uint64_t ReplayProfile::waited_ns() noexcept {
     if (n > 0) {
       buf[n] = '\0';
       char* end = nullptr;
-      (void)std::strtoull(buf, &end, 10);  // the CPU time: not needed
+      const std::uint64_t ran = std::strtoull(buf, &end, 10);
       const char* delay = end;
       const std::uint64_t v = std::strtoull(delay, &end, 10);
-      if (end != delay) return v;
+      if (end != delay) return {ran, v};
     }
     ::close(schedstat_fd_);  // unreadable after all: the clocks from now on
     schedstat_fd_ = -1;
     stall_source_ = kStallClocks;
   }
-  return clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  const std::uint64_t ran = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  return {ran, clock_ns(CLOCK_MONOTONIC) - ran};
 }
 
 std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
@@ -362,7 +363,7 @@ std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
     // Bound to this thread (thread-self resolves when opened).
     schedstat_fd_ = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     stall_source_ = schedstat_fd_ >= 0 ? kStallSchedstat : kStallClocks;
-    waited_mark_ = waited_ns();
+    mark_ = waited();
     return 0;
   }
   // Only the first calling thread is measured: another's counters say nothing of its interval
@@ -370,10 +371,14 @@ std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
   if (!pthread_equal(self, mark_thread_)) return 0;
   ++stall_reads_;
   const char* const source = stall_source_;
-  const std::uint64_t w = waited_ns();
+  const Waited w = waited();
   // A source that changed (schedstat failed) starts over: the two do not compare.
-  const std::uint64_t stall = source == stall_source_ && w > waited_mark_ ? w - waited_mark_ : 0;
-  waited_mark_ = w;
+  std::uint64_t stall = 0;
+  if (source == stall_source_) {
+    stall = w.waited > mark_.waited ? w.waited - mark_.waited : 0;
+    stall_ran_ns_ += w.ran > mark_.ran ? w.ran - mark_.ran : 0;
+  }
+  mark_ = w;
   return stall;
 }
 
@@ -403,6 +408,7 @@ void ReplayProfile::close(RankStatus status) noexcept {
     manifest_.raw["replay"]["stall"] = {{"source", stall_source_},
                                         {"segments_ns", total_segment_stall_ns_},
                                         {"calls_ns", call_stall_ns_},
+                                        {"cpu_ns", stall_ran_ns_},
                                         {"reads", stall_reads_}};
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {

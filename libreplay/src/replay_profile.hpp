@@ -92,9 +92,12 @@ class ReplayProfile {
   // The ns the measured thread was runnable but waiting since the previous read (0 at the
   // first read, and for any other thread), marked at `now`.
   std::uint64_t stall_since_mark(std::uint64_t now) noexcept;
-  // The thread's run_delay so far; without schedstat, its wall time less its CPU time (which
-  // counts sleeps too).
-  std::uint64_t waited_ns() noexcept;
+  // The thread's CPU time and run_delay so far; without schedstat, its CPU clock and its wall
+  // time less that (which counts sleeps too).
+  struct Waited {
+    std::uint64_t ran = 0, waited = 0;
+  };
+  Waited waited() noexcept;
 
   std::filesystem::path dir_;
   Manifest manifest_;
@@ -139,7 +142,8 @@ class ReplayProfile {
   std::uint64_t stall_mark_ = 0;        // ticks of the last look
   std::uint64_t segment_stall_ns_ = 0;  // in the segment before the call being replayed
   std::uint64_t total_segment_stall_ns_ = 0, call_stall_ns_ = 0, stall_reads_ = 0;
-  std::uint64_t waited_mark_ = 0;  // waited_ns() at the last read
+  Waited mark_;                     // waited() at the last read
+  std::uint64_t stall_ran_ns_ = 0;  // CPU time between the first read and the last
   int schedstat_fd_ = -1;
   const char* stall_source_ = kStallSchedstat;
   pthread_t mark_thread_{};  // the thread measured (the first to call)

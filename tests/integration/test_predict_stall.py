@@ -90,8 +90,12 @@ class PredictStall(harness.TempDirTest):
         self.assertTrue(s["measured"])
         self.assertAlmostEqual(s["segments_s"], stall["stall"]["segments_ns"] * 1e-9, delta=1e-9)
         self.assertAlmostEqual(s["calls_s"], stall["stall"]["calls_ns"] * 1e-9, delta=1e-9)
-        # spread: each segment's CPU time x all wall / all CPU
-        self.assertAlmostEqual(s["factor"], wall / (wall - total), delta=1e-9)
+        # spread: each segment's running time x (CPU time + stalls) / CPU time
+        cpu_all = stall["stall"]["cpu_ns"]
+        self.assertGreater(cpu_all, 0)
+        self.assertLess(cpu_all, wall)
+        self.assertAlmostEqual(s["cpu_s"], cpu_all * 1e-9, delta=1e-9)
+        self.assertAlmostEqual(s["factor"], (cpu_all + total) / cpu_all, delta=1e-9)
         self.assertGreater(s["factor"], 1.3)
         cpu = s["compute_measured_s"] - s["segments_s"]
         self.assertAlmostEqual(s["compute_given_s"], cpu * s["factor"], delta=1e-6)

@@ -146,6 +146,19 @@ TEST_F(PredictStall, SpreadByCpuTimeWithTheCallsStallsCounted) {
   EXPECT_DOUBLE_EQ(scale_.overall, 122000.0 * 140000.0 / 128000.0 / 61000.0);
 }
 
+TEST_F(PredictStall, TheThreadsCpuTimeGivesTheFactorWhereKnown) {
+  // Wall time less stalls would count blocking I/O in the replay's calls as running: 100 us of
+  // CPU time measured, 12 us stalled, so 1.12 (not 140/128).
+  write_profile(rank0({20000, 70000, 40000, 2000}, {0, 10000, 0, 0}),
+                nlohmann::json{{"replay_overhead_ns", 8000},
+                               {"stall", {{"calls_ns", 2000}, {"cpu_ns", 100000}}}});
+  const auto c = feed(0, predict::StallTime::spread);
+  const predict::StallSpread& s = scale_.stalls.at(0);
+  EXPECT_EQ(s.ran_ns, 100000u);
+  EXPECT_DOUBLE_EQ(s.factor, 1.12);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 22400, 67200, 44800, 2240}));
+}
+
 TEST_F(PredictStall, KeepLeavesEachSegmentAsMeasured) {
   write_profile();
   const auto c = feed(0, predict::StallTime::keep);

@@ -118,6 +118,7 @@ nlohmann::json stall_json(const predict::StallSpread& s) {
       {"measured", s.measured},
       {"segments_s", seconds(static_cast<std::int64_t>(s.segments_ns))},
       {"calls_s", seconds(static_cast<std::int64_t>(s.calls_ns))},
+      {"cpu_s", seconds(static_cast<std::int64_t>(s.ran_ns))},
       {"factor", s.factor},
       {"compute_measured_s", seconds(static_cast<std::int64_t>(s.compute_ns))},
       {"compute_given_s", seconds(static_cast<std::int64_t>(s.spread_compute_ns()))},

@@ -14,8 +14,12 @@ void StallSpread::finish() {
   factor = 1.0;
   const std::uint64_t stalled = segments_ns + calls_ns;
   const std::uint64_t wall = compute_ns + overhead_ns;
-  if (mode != StallTime::spread || stalled == 0 || wall <= stalled) return;
-  factor = static_cast<double>(wall) / static_cast<double>(wall - stalled);
+  if (mode != StallTime::spread || stalled == 0) return;
+  if (ran_ns > 0) {
+    factor = static_cast<double>(ran_ns + stalled) / static_cast<double>(ran_ns);
+  } else if (wall > stalled) {
+    factor = static_cast<double>(wall) / static_cast<double>(wall - stalled);
+  }
 }
 
 std::uint64_t StallSpread::spread_compute_ns() const {

@@ -61,7 +61,7 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   const auto& r = doc["replay_of"].value("rank", nlohmann::json());
   if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
     throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
-  ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}};
+  ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}, {}};
   // Optional totals (absent from a replay that was killed, or older than the key).
   const auto number = [&](const nlohmann::json& obj, const char* key,
                           const std::string& path) -> std::optional<std::uint64_t> {
@@ -74,8 +74,10 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   if (doc.contains("replay")) {
     const auto& rep = doc["replay"];
     p.overhead_ns = number(rep, "replay_overhead_ns", "replay.replay_overhead_ns");
-    if (rep.is_object() && rep.contains("stall"))
+    if (rep.is_object() && rep.contains("stall")) {
       p.call_stall_ns = number(rep["stall"], "calls_ns", "replay.stall.calls_ns");
+      p.stall_cpu_ns = number(rep["stall"], "cpu_ns", "replay.stall.cpu_ns");
+    }
   }
   return p;
 }
@@ -132,6 +134,7 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     st.measured = p.call_stall_ns.has_value() || st.segments_ns > 0;
     st.calls_ns = p.call_stall_ns.value_or(0);
     st.overhead_ns = std::max(p.overhead_ns.value_or(overhead), st.calls_ns);
+    st.ran_ns = p.stall_cpu_ns.value_or(0);
     st.finish();
     const auto given = [&st](const RankSum& r) {
       return st.active() ? r.cpu * st.factor : r.measured;

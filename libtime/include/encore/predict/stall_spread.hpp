@@ -34,9 +34,12 @@ struct StallSpread {
   std::uint64_t calls_ns = 0;     // stalls measured inside the replayed calls
   std::uint64_t compute_ns = 0;   // the segments' measured (wall) time, stalls included
   std::uint64_t overhead_ns = 0;  // the replay's own time in the calls, stalls included
-  bool measured = false;          // the profile says it measured stalls (replay.stall)
-  // Each segment's running time is multiplied by this: (all wall) / (all wall less stalls), 1
-  // without stalls.
+  // The thread's CPU time over the interval the stalls were measured in, when the profile says
+  // (0: not known). Better than wall time less stalls, which counts blocking I/O and sleeps.
+  std::uint64_t ran_ns = 0;
+  bool measured = false;  // the profile says it measured stalls (replay.stall)
+  // Each segment's running time is multiplied by this: (CPU time + stalls) / CPU time, the CPU
+  // time being ran_ns where known, else all wall time less the stalls; 1 without stalls.
   double factor = 1.0;
 
   // Sets `factor` from the totals (1 when nothing stalled or in keep mode).

@@ -51,6 +51,8 @@ struct ReplayProfile {
   // calls (replay.stall.calls_ns, written by replays that measure stalls) and the replay's
   // own time (replay.replay_overhead_ns).
   std::optional<std::uint64_t> call_stall_ns, overhead_ns;
+  // The thread's CPU time over the interval the stalls were measured in (replay.stall.cpu_ns).
+  std::optional<std::uint64_t> stall_cpu_ns;
 };
 
 // Loads a profile directory's manifest and checks it replays a rank of a run of `nprocs`
