@@ -30,7 +30,13 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
             quota delivers;                                                   goal <= 5 %.
             That factor is measured, not assumed: before each slow replay a CPU-bound loop
             runs in the same cgroup setting and its wall time over its CPU time is the factor
-            (printed as `quota factor`). Short periods do not deliver their quota on this VM:
+            (printed as `quota factor`; `replay factor` is what the slow replay itself measured,
+            its wall time over its CPU time, from its profile's stalls). The quota throttles in
+            whole periods (10 ms at a time), so a few of the replay's segments carry a whole
+            throttle and the rest none; `encore predict` spreads those stalls over the segments
+            by CPU time (the `slower` rows) or, with --stall-time keep, leaves them where they
+            fell (the `slower kept` rows: the prediction before stalls were measured).
+            Short periods do not deliver their quota on this VM:
             with a 2 ms period a 50 % quota slowed the loop 3.1-3.5x, not 2x (the throttling
             works at the timer tick); from 10 ms on it was 2.0x. CFS refuses a period or a
             quota under 1 ms (EINVAL).
@@ -166,6 +172,11 @@ def replay_writes_profiles(tool):
     return "-o" in text and "not written yet" not in text
 
 
+def predict_keeps_stalls(tool):
+    """`encore predict --stall-time keep` exists (replay profiles with stalls measured)."""
+    return "--stall-time" in run([tool, "predict", "--help"], check=False).stdout
+
+
 def cgroup_usable():
     try:
         probe = CGROUP_CPU / f"encore-probe-{os.getpid()}"
@@ -293,6 +304,7 @@ def main():
         print("replayed, one rank, slower: skipped, `encore replay -o` does not write profiles "
               "in this build")
     with_cgroup = with_replay and cgroup_usable()
+    with_stalls = with_cgroup and predict_keeps_stalls(tool)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="predict-accuracy-"))
     try:
         for name in a.examples.split(","):
@@ -302,10 +314,11 @@ def main():
                                    "replayed logged", "one rank loggps",
                                    "one rank aligned loggps", "one rank r1 loggps",
                                    "together loggps", "together logged", "slower loggps",
-                                   "slower quota loggps", "model nopayload loggps",
+                                   "slower kept loggps", "slower quota loggps",
+                                   "slower quota kept loggps", "model nopayload loggps",
                                    "model nopayload logged")}
             ratio = {k: [] for k in ("compute x", "replayed compute x", "inferred compute x",
-                                     "quota factor")}
+                                     "quota factor", "replay factor")}
             plain_s = []
             growth = []
             for i in range(a.runs):
@@ -366,16 +379,29 @@ def main():
                 if with_cgroup:
                     slow_factor = quota_factor()
                     ratio["quota factor"].append(slow_factor)
-                    replay(tool, trace, 0, tmp / f"{name}-{i}-slow", program, limit=True)
-                    slow_pred = predict(tool, trace, "loggps", [tmp / f"{name}-{i}-slow"])
-                    if a.slow_real != "quota":
-                        slow_plain = plain_span([*mpiexec, "-n", 2, *program], slow_probe, tmp,
-                                                {"ENCORE_SLOW_FACTOR": str(slow_factor)})
-                        err["slower loggps"].append(error(slow_pred, slow_plain))
-                    if a.slow_real != "dilate":
-                        slow_plain = plain_span([*mpiexec, "-n", 2, *limited(program, "rank")],
-                                                probe, tmp)
-                        err["slower quota loggps"].append(error(slow_pred, slow_plain))
+                    slow = tmp / f"{name}-{i}-slow"
+                    replay(tool, trace, 0, slow, program, limit=True)
+                    doc = predict_doc(tool, trace, "loggps", [slow])
+                    slow_pred = doc["predicted_program_s"]
+                    kept_pred = None
+                    if with_stalls:
+                        ratio["replay factor"].append(doc["ranks"][0]["stall"]["factor"])
+                        kept_pred = json.loads(run([tool, "predict", trace, "--json", "--replay",
+                                                    slow, "--stall-time", "keep"]).stdout)[
+                                                        "predicted_program_s"]
+                    for real in ("dilate", "quota"):
+                        if a.slow_real not in (real, "both"):
+                            continue
+                        if real == "dilate":
+                            slow_plain = plain_span([*mpiexec, "-n", 2, *program], slow_probe, tmp,
+                                                    {"ENCORE_SLOW_FACTOR": str(slow_factor)})
+                        else:
+                            slow_plain = plain_span([*mpiexec, "-n", 2,
+                                                     *limited(program, "rank")], probe, tmp)
+                        row = "slower" if real == "dilate" else "slower quota"
+                        err[f"{row} loggps"].append(error(slow_pred, slow_plain))
+                        if kept_pred is not None:
+                            err[f"{row} kept loggps"].append(error(kept_pred, slow_plain))
                     cleanup_cgroups()
                 shutil.rmtree(trace, ignore_errors=True)
             print(f"{name} {' '.join(map(str, program[1:]))}: plain span "

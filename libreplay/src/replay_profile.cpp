@@ -1,12 +1,15 @@
 #include "replay_profile.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -26,6 +29,28 @@
 
 namespace encore::replay {
 namespace {
+
+// The stall extra appended to a body copied into the batch (n bytes at `body`, room for
+// kStallRoom more): the extras' end tag, if any, becomes the stall and a new end tag follows.
+constexpr std::size_t kStallRoom = 2 + kMaxVarintBytes;
+std::size_t add_stall(std::byte* body, std::size_t n, std::uint64_t stall_ns) noexcept {
+  const auto head = static_cast<std::uint8_t>(body[0]);
+  if (head & event_format::kHasExtras)
+    --n;  // the end tag (extras always end with it)
+  else
+    body[0] = static_cast<std::byte>(head | event_format::kHasExtras);
+  body[n++] = static_cast<std::byte>(event_format::Extra::stall);
+  n += encode_uvarint(stall_ns, body + n);
+  body[n++] = static_cast<std::byte>(event_format::Extra::end);
+  return n;
+}
+
+std::uint64_t clock_ns(clockid_t id) noexcept {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
 
 std::string host_name() {
   char buf[256] = {};
@@ -178,7 +203,10 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
                                std::filesystem::copy_options::overwrite_existing, ec);
 }
 
-ReplayProfile::~ReplayProfile() { stop_helper(); }
+ReplayProfile::~ReplayProfile() {
+  stop_helper();
+  if (schedstat_fd_ >= 0) ::close(schedstat_fd_);
+}
 
 void ReplayProfile::start_helper() {
   auto h = std::make_unique<Helper>();
@@ -293,8 +321,10 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size
   // (batch_thread_ is kNoThread until the general way has set it.)
   std::size_t n = 0;
   std::byte* out = batch_bodies_.data() + batch_bytes_;
+  const std::uint64_t stall = segment_stall_ns_;
+  segment_stall_ns_ = 0;
   if (body.size() >= 2 && ev.thread == batch_thread_ &&
-      batch_bodies_.size() - batch_bytes_ >= body.size() && !counters_on_ &&
+      batch_bodies_.size() - batch_bytes_ >= body.size() + kStallRoom && !counters_on_ &&
       ev.signatures.empty() && ev.counters.empty() && ev.stall_ns == 0) [[likely]] {
     if (ev.payloads.empty()) {
       copy_short(out, body.data(), body.size());
@@ -307,16 +337,23 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size
     }
   }
   if (n > 0) [[likely]] {
+    if (stall != 0) [[unlikely]]
+      n = add_stall(out, n, stall);
     batch_[batch_n_++] = {start, start, pending_overhead_, n};  // ticks, for now
     batch_bytes_ += n;
     if (batch_n_ == batch_.size()) [[unlikely]]
       batch_full();
-  } else if (!record_general(ev, body, start)) {
+  } else if (!record_general(ev, body, start, stall)) {
     return false;
   }
+  total_segment_stall_ns_ += stall;
   now_ticks_ = start;
   if (counters_on_) mark_counters();
-  const std::uint64_t leave = clock_.ticks();
+  std::uint64_t leave = clock_.ticks();
+  if (leave - stall_mark_ >= kStallCheckTicks) [[unlikely]] {
+    call_stall_ns_ += stall_since_mark(leave);
+    leave = clock_.ticks();  // the read is the call's cost, not the program's
+  }
   pending_overhead_ = leave - enter;
   last_leave_ = leave;
   if (leave >= next_check_) [[unlikely]]
@@ -332,15 +369,15 @@ void ReplayProfile::flush_or_fail() noexcept {
   }
 }
 
-bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
-                                   std::uint64_t start) noexcept {
+bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body, std::uint64_t start,
+                                   std::uint64_t stall) noexcept {
   try {
     const std::span<const std::uint64_t> counts =
         counters_on_ ? std::span<const std::uint64_t>(counts_) : std::span<const std::uint64_t>{};
     std::size_t n = 0;
     if (!body.empty()) {
       if (batch_n_ > 0 && ev.thread != batch_thread_) flush_batch();
-      const std::size_t room = copy_body_bound(body.size(), counts.size());
+      const std::size_t room = copy_body_bound(body.size(), counts.size()) + kStallRoom;
       if (batch_bodies_.size() - batch_bytes_ < room) {
         // As in batch_full: no wait for a busy writer thread while the batch may grow.
         if (!helper_ || batch_.size() >= kMaxBatchEvents || !helper_->busy()) flush_batch();
@@ -349,6 +386,7 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
               std::max<std::size_t>(2 * batch_bodies_.size(), batch_bytes_ + 2 * room));
       }
       n = copy_body_new_extras(body, ev, counts, batch_bodies_.data() + batch_bytes_);
+      if (n > 0 && stall != 0) n = add_stall(batch_bodies_.data() + batch_bytes_, n, stall);
     }
     if (n > 0) {
       batch_thread_ = ev.thread;
@@ -364,7 +402,7 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body,
       ev.payloads.clear();    // the profile holds no received data ...
       ev.signatures.clear();  // ... so no signatures to convert it either
       ev.counters.assign(counts.begin(), counts.end());
-      ev.stall_ns = 0;
+      ev.stall_ns = stall;  // the replay's own stall, not the capture's
       writer_->write(ev);
       total_overhead_ns_ += ev.overhead_ns;
     }
@@ -430,6 +468,55 @@ void ReplayProfile::mark_counters() noexcept {
   if (ThreadCounters* c = thread_counters(manifest_.papi.requested)) c->mark_segment_start();
 }
 
+ReplayProfile::Waited ReplayProfile::waited() noexcept {
+  if (schedstat_fd_ >= 0) {
+    // "<ns on the CPU> <ns runnable but waiting> <timeslices>\n"
+    char buf[96];
+    const ssize_t n = pread(schedstat_fd_, buf, sizeof buf - 1, 0);
+    if (n > 0) {
+      buf[n] = '\0';
+      char* end = nullptr;
+      const std::uint64_t ran = std::strtoull(buf, &end, 10);
+      const char* delay = end;
+      const std::uint64_t v = std::strtoull(delay, &end, 10);
+      if (end != delay) return {ran, v};
+    }
+    ::close(schedstat_fd_);  // unreadable after all: the clocks from now on
+    schedstat_fd_ = -1;
+    stall_source_ = kStallClocks;
+  }
+  const std::uint64_t ran = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  return {ran, clock_ns(CLOCK_MONOTONIC) - ran};
+}
+
+std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
+  stall_mark_ = now;
+  const pthread_t self = pthread_self();
+  if (!marked_) {
+    marked_ = true;
+    mark_thread_ = self;
+    // Bound to this thread (thread-self resolves when opened).
+    schedstat_fd_ = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    stall_source_ = schedstat_fd_ >= 0 ? kStallSchedstat : kStallClocks;
+    mark_ = waited();
+    return 0;
+  }
+  // Only the first calling thread is measured: another's counters say nothing of its interval
+  // (MPI_THREAD_SERIALIZED programs calling from several threads).
+  if (!pthread_equal(self, mark_thread_)) return 0;
+  ++stall_reads_;
+  const char* const source = stall_source_;
+  const Waited w = waited();
+  // A source that changed (schedstat failed) starts over: the two do not compare.
+  std::uint64_t stall = 0;
+  if (source == stall_source_) {
+    stall = w.waited > mark_.waited ? w.waited - mark_.waited : 0;
+    stall_ran_ns_ += w.ran > mark_.ran ? w.ran - mark_.ran : 0;
+  }
+  mark_ = w;
+  return stall;
+}
+
 void ReplayProfile::fail(const std::string& what) noexcept {
   failed_ = true;
   running_ = false;
@@ -456,6 +543,11 @@ void ReplayProfile::close(RankStatus status) noexcept {
     manifest_.raw["replay"] = {{"compute_ns", ns(now_ticks_)},
                                {"replay_overhead_ns", total_overhead_ns_ + ns(pending_overhead_)}};
     if (payload_read_ns_) manifest_.raw["replay"]["payload_read_ns"] = *payload_read_ns_;
+    manifest_.raw["replay"]["stall"] = {{"source", stall_source_},
+                                        {"segments_ns", total_segment_stall_ns_},
+                                        {"calls_ns", call_stall_ns_},
+                                        {"cpu_ns", stall_ran_ns_},
+                                        {"reads", stall_reads_}};
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {
     stop_helper();

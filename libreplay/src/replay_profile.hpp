@@ -11,7 +11,17 @@
 // of the compute segment before it, read as capture reads them: at entry and at exit.
 // With a writer thread (ENCORE_REPLAY_PROFILE_THREAD=1), full batches are encoded, compressed
 // and written there while the program goes on; a call then only copies its body and times.
+// Stalls: where the wall time since the last look exceeds kStallCheckTicks (a throttle or a
+// preemption makes its piece that long, so it is caught at that piece's end), the time the
+// thread was runnable but not running since the last look (the kernel's run_delay in
+// /proc/thread-self/schedstat: a CPU quota's throttling, preemption; not sleeps or blocking
+// I/O, which are the program's time) is charged to the piece just ended: the compute segment
+// before a call (the event's stall extra) or the call itself (the manifest's
+// replay.stall.calls_ns). encore predict spreads them (a CPU-quota cgroup throttles in whole
+// periods: a few segments carry all of it).
 #pragma once
+
+#include <pthread.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -44,6 +54,8 @@ class ReplayProfile {
   // segment that just ended.
   std::uint64_t enter() noexcept {
     const std::uint64_t t = clock_.ticks();
+    if (t - stall_mark_ >= kStallCheckTicks) [[unlikely]]
+      segment_stall_ns_ += stall_since_mark(t);
     if (counters_on_) read_counters();
     return t;
   }
@@ -85,7 +97,9 @@ class ReplayProfile {
   void flush_or_fail() noexcept;
   // record() for calls whose extras change (received data, counters) and for the first call
   // of a batch or thread; false if the profile failed.
-  bool record_general(Event& ev, std::span<const std::byte> body, std::uint64_t start) noexcept;
+  // `stall`: ns the thread was not running in the segment before the call (the stall extra).
+  bool record_general(Event& ev, std::span<const std::byte> body, std::uint64_t start,
+                      std::uint64_t stall) noexcept;
   // Ticks to ns, calibrating the clock on first use.
   std::uint64_t ns(std::uint64_t ticks) noexcept;
   // About once a second: the batch and the writer's open chunks to the file, so that a replay
@@ -93,6 +107,15 @@ class ReplayProfile {
   void timed_flush(std::uint64_t now_ticks) noexcept;
   void read_counters() noexcept;
   void mark_counters() noexcept;
+  // The ns the measured thread was runnable but waiting since the previous read (0 at the
+  // first read, and for any other thread), marked at `now`.
+  std::uint64_t stall_since_mark(std::uint64_t now) noexcept;
+  // The thread's CPU time and run_delay so far; without schedstat, its CPU clock and its wall
+  // time less that (which counts sleeps too).
+  struct Waited {
+    std::uint64_t ran = 0, waited = 0;
+  };
+  Waited waited() noexcept;
 
   std::filesystem::path dir_;
   Manifest manifest_;
@@ -130,6 +153,21 @@ class ReplayProfile {
   std::uint64_t total_overhead_ns_ = 0;  // of the events written
   std::optional<std::uint64_t> payload_read_ns_;
   std::unique_ptr<Helper> helper_;  // the writer thread, if any (stopped before the rest goes)
+  // Stalls. A read costs about a microsecond here (a system call), so it is taken only where
+  // the wall time since the last one is at least 2^17 ticks (65 us at 2 GHz, 39 us at 3.4):
+  // at most about 2 % of the time, and charged to the call (overhead) like the rest of its work.
+  static constexpr std::uint64_t kStallCheckTicks = std::uint64_t{1} << 17;
+  static constexpr const char* kStallSchedstat = "run_delay";
+  static constexpr const char* kStallClocks = "wall - thread CPU";
+  std::uint64_t stall_mark_ = 0;        // ticks of the last look
+  std::uint64_t segment_stall_ns_ = 0;  // in the segment before the call being replayed
+  std::uint64_t total_segment_stall_ns_ = 0, call_stall_ns_ = 0, stall_reads_ = 0;
+  Waited mark_;                     // waited() at the last read
+  std::uint64_t stall_ran_ns_ = 0;  // CPU time between the first read and the last
+  int schedstat_fd_ = -1;
+  const char* stall_source_ = kStallSchedstat;
+  pthread_t mark_thread_{};  // the thread measured (the first to call)
+  bool marked_ = false;
 };
 
 }  // namespace encore::replay

@@ -21,8 +21,10 @@ def show_calls(trace, *args, check=True):
     for line in out.splitlines():
         m = re.match(r"^r\d+ t(\d+) #(\d+) (\S+)\s+\S+ ms \+\S+\s*(.*)$", line)
         if m:
-            # Received-data annotations exist only in the capture (the profile holds no data).
-            calls.append((m.group(1), m.group(2), m.group(3), re.sub(r" recv (\[\d+\])?\d.*$", "", m.group(4))))
+            # Received-data annotations exist only in the capture (the profile holds no data);
+            # a stall is the capture's wait for buffer space, or the replay's time not running.
+            text = re.sub(r" stall=\S+$", "", m.group(4))
+            calls.append((m.group(1), m.group(2), m.group(3), re.sub(r" recv (\[\d+\])?\d.*$", "", text)))
     return calls
 
 
@@ -52,6 +54,11 @@ class ReplayProfile(harness.TempDirTest):
                 self.assertEqual([r["rank"] for r in manifest["ranks"]], [rank])
                 self.assertEqual(manifest["ranks"][0]["status"], "complete")
                 self.assertIn("cpu_model", manifest["machine"])
+                # Time the thread was not running, looked at where a segment or call was long.
+                stall = manifest["replay"]["stall"]
+                self.assertIn(stall["source"], ("run_delay", "wall - thread CPU"))
+                self.assertGreater(stall["reads"], 0)
+                self.assertLessEqual(stall["segments_ns"], manifest["replay"]["compute_ns"])
                 check = harness.run([harness.TOOL, "check", str(prof)]).stdout
                 self.assertRegex(check, rf"^rank {rank}: complete \(")
                 # The same calls with the same arguments, in the same order.

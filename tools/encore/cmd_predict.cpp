@@ -20,6 +20,7 @@
 #include "encore/predict/logged_model.hpp"
 #include "encore/predict/loggps_engine.hpp"
 #include "encore/predict/predicted_trace.hpp"
+#include "encore/predict/stall_spread.hpp"
 #include "encore/predict/trace_feed.hpp"
 
 namespace encore::tool {
@@ -32,6 +33,7 @@ struct PredictOptions {
   std::string model = "loggps";
   std::string params;
   std::string infer = "ratio";
+  std::string stall_time = "spread";
   bool json = false;
 };
 
@@ -108,6 +110,22 @@ nlohmann::json totals_json(const predict::RankTotals& t) {
           {"events", t.events}};
 }
 
+// A replayed rank's stalls: measured where (segments, the replay's own calls), and what the
+// prediction gave its segments instead of their measured time.
+nlohmann::json stall_json(const predict::StallSpread& s) {
+  return {
+      {"mode", std::string(predict::to_string(s.mode))},
+      {"measured", s.measured},
+      {"segments_s", seconds(static_cast<std::int64_t>(s.segments_ns))},
+      {"calls_s", seconds(static_cast<std::int64_t>(s.calls_ns))},
+      {"cpu_s", seconds(static_cast<std::int64_t>(s.ran_ns))},
+      {"factor", s.factor},
+      {"compute_measured_s", seconds(static_cast<std::int64_t>(s.compute_ns))},
+      {"compute_given_s", seconds(static_cast<std::int64_t>(s.spread_compute_ns()))},
+      {"spread_s",
+       s.active() ? seconds(static_cast<std::int64_t>(s.spread_compute_ns() - s.cpu_ns())) : 0.0}};
+}
+
 std::string pct(double predicted, double recorded) {
   if (recorded <= 0) return "";
   return fmt::format("{:+.2f} %", 100.0 * (predicted - recorded) / recorded);
@@ -151,7 +169,11 @@ int predict_main(const PredictOptions& o) {
     params = fit->params;
   }
 
-  predict::ComputeScale scale = predict::measure_scale(t.dir, profiles);
+  const auto stall_time = predict::parse_stall_time(o.stall_time);
+  if (!stall_time)
+    throw ExitError(kExitUsage,
+                    "--stall-time: expected spread or keep, got '" + o.stall_time + "'");
+  predict::ComputeScale scale = predict::measure_scale(t.dir, profiles, *stall_time);
   if (o.infer != "aligned") scale.source_rank.reset();
   std::vector<std::unique_ptr<predict::RankFeed>> feeds;
   std::vector<predict::TraceRankFeed*> rank_feeds;
@@ -225,6 +247,8 @@ int predict_main(const PredictOptions& o) {
                         {"predicted", totals_json(p)}};
     if (const auto it = profile_of.find(r); it != profile_of.end())
       j["profile"] = it->second.parent_path().string();
+    if (const auto it = scale.stalls.find(r); it != scale.stalls.end())
+      j["stall"] = stall_json(it->second);
     else if (scale.source_rank)
       j["aligned_segments"] = rank_feeds[r]->aligned_segments();
     ranks.push_back(j);
@@ -276,6 +300,18 @@ int predict_main(const PredictOptions& o) {
                                                           *scale.source_rank)
                                             : std::string(),
                           scale.overall, scale.by_callsite.size()));
+    for (const auto& [r, st] : scale.stalls) {
+      if (!st.measured) continue;
+      const auto ns = [](std::uint64_t v) { return format_duration(v); };
+      fmt::print("  rank {} stalled {} in its compute and {} in the replay's calls{}\n", r,
+                 ns(st.segments_ns), ns(st.calls_ns),
+                 st.active()
+                     ? fmt::format(": {} spread over its segments by running time (x{:.3f}; "
+                                   "compute {} -> {})",
+                                   ns(st.spread_compute_ns() - st.cpu_ns()), st.factor,
+                                   ns(st.compute_ns), ns(st.spread_compute_ns()))
+                     : std::string(" (kept where measured)"));
+    }
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
     if (const auto ps = span.predicted_s(n), rs = span.recorded_s(n); ps && rs)
@@ -330,6 +366,14 @@ Subcommand add_predict(CLI::App& parent) {
                   "replayed ranks' replayed / captured) or aligned (the lowest replayed rank's "
                   "replayed segments where the calls line up and the work matches, else ratio)")
       ->check(CLI::IsMember({"ratio", "aligned"}))
+      ->capture_default_str();
+  app->add_option(
+         "--stall-time", o->stall_time,
+         "time a replayed rank's thread was not running (a CPU quota's throttling, "
+         "preemption), as its profile measured it: spread (each compute segment gets "
+         "its time less its stall times the rank's measured slow-down) or keep (each segment as "
+         "measured)")
+      ->check(CLI::IsMember({"spread", "keep"}))
       ->capture_default_str();
   app->add_flag("--json", o->json, "Print the summary as one JSON object");
   app->footer(std::string(kExitCodesFooter) +

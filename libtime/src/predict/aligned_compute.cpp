@@ -28,8 +28,9 @@ std::int64_t gap(const Event& ev, std::int64_t& prev_end) {
 }  // namespace
 
 AlignedCompute::LineUp::LineUp(const std::filesystem::path& source_capture,
-                               const std::optional<std::filesystem::path>& source_profile)
-    : cap_(source_capture) {
+                               const std::optional<std::filesystem::path>& source_profile,
+                               const StallSpread* stalls)
+    : cap_(source_capture), spread_(stalls) {
   if (source_profile) rep_.emplace(*source_profile);
 }
 
@@ -52,7 +53,7 @@ AlignedCompute::LineUp::Step AlignedCompute::LineUp::step(const Event& ev) {
       return s;
     }
     s.source_gap = gap(a_, prev_a_);
-    if (rep_) s.source_replayed = gap(b_, prev_b_);
+    if (rep_) s.source_replayed = spread_(gap(b_, prev_b_), b_.stall_ns);
     if (!unsuccessful_poll(a_)) break;
     clean = false;
   }
@@ -64,8 +65,9 @@ AlignedCompute::LineUp::Step AlignedCompute::LineUp::step(const Event& ev) {
 }
 
 AlignedCompute::AlignedCompute(const TraceDir& capture, std::uint32_t rank, std::uint32_t source,
-                               const std::filesystem::path& source_profile)
-    : line_(capture.events_path(source), source_profile) {
+                               const std::filesystem::path& source_profile,
+                               const StallSpread* source_stalls)
+    : line_(capture.events_path(source), source_profile, source_stalls) {
   LineUp pre(capture.events_path(source), std::nullopt);
   RankEventReader own(capture.events_path(rank));
   Event ev;

@@ -20,6 +20,7 @@
 
 #include "encore/event.hpp"
 #include "encore/event_reader.hpp"
+#include "encore/predict/stall_spread.hpp"
 #include "encore/trace_dir.hpp"
 
 namespace encore::predict {
@@ -32,8 +33,10 @@ class AlignedCompute {
 
   // `rank` inferred from `source`, whose replay profile's events are `source_profile`. Reads
   // both captures once to sum each kind of aligned segment (what next() then scales by).
+  // `source_stalls`: how the source's segments are given its stalls (nullptr: as measured).
   AlignedCompute(const TraceDir& capture, std::uint32_t rank, std::uint32_t source,
-                 const std::filesystem::path& source_profile);
+                 const std::filesystem::path& source_profile,
+                 const StallSpread* source_stalls = nullptr);
 
   // For each event of `rank` in file order: the compute before it, or nullopt where the
   // segment is not aligned (or its kind took no captured time on the source rank).
@@ -48,7 +51,8 @@ class AlignedCompute {
   class LineUp {
    public:
     LineUp(const std::filesystem::path& source_capture,
-           const std::optional<std::filesystem::path>& source_profile);
+           const std::optional<std::filesystem::path>& source_profile,
+           const StallSpread* stalls = nullptr);
     struct Step {
       bool aligned = false;
       Kind kind{};
@@ -63,6 +67,7 @@ class AlignedCompute {
     std::int64_t prev_a_ = 0, prev_b_ = 0;
     std::uint16_t prev_fn_ = 0;
     bool prev_matched_ = false, first_ = true, source_ended_ = false;
+    StallSpreader spread_;
   };
 
  private:

@@ -61,10 +61,29 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   const auto& r = doc["replay_of"].value("rank", nlohmann::json());
   if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
     throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
-  return {dir, static_cast<std::uint32_t>(r.get<std::uint64_t>())};
+  ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}, {}};
+  // Optional totals (absent from a replay that was killed, or older than the key).
+  const auto number = [&](const nlohmann::json& obj, const char* key,
+                          const std::string& path) -> std::optional<std::uint64_t> {
+    if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
+    if (!obj[key].is_number_unsigned())
+      throw Error(fmt::format("{}: {}: expected a non-negative integer, got {}", where, path,
+                              obj[key].dump()));
+    return obj[key].get<std::uint64_t>();
+  };
+  if (doc.contains("replay")) {
+    const auto& rep = doc["replay"];
+    p.overhead_ns = number(rep, "replay_overhead_ns", "replay.replay_overhead_ns");
+    if (rep.is_object() && rep.contains("stall")) {
+      p.call_stall_ns = number(rep["stall"], "calls_ns", "replay.stall.calls_ns");
+      p.stall_cpu_ns = number(rep["stall"], "cpu_ns", "replay.stall.cpu_ns");
+    }
+  }
+  return p;
 }
 
-ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles) {
+ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles,
+                           StallTime stalls) {
   struct Sum {
     double captured = 0, replayed = 0;
   };
@@ -77,23 +96,55 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     Event a, b;
     std::int64_t prev_a = 0, prev_b = 0;
     bool first = true;
+    // This rank's sums, in measured time and in CPU time (its stalls out): the factor that
+    // spreads its stalls is known only at the end.
+    struct RankSum {
+      double captured = 0, measured = 0, cpu = 0;
+    };
+    RankSum total;
+    std::unordered_map<std::uint64_t, RankSum> rank_sites;
+    StallSpread& st = s.stalls[p.rank];
+    st.mode = stalls;
+    std::uint64_t overhead = 0;
     while (cap.next(a)) {
       if (!rep.next(b))
         throw Error(fmt::format("{}: ends at event #{} before the capture does", rep_path.string(),
                                 a.index));
       check_same_call(a, b, rep_path.string());
       const std::int64_t ga = gap_of(a, prev_a), gb = gap_of(b, prev_b);
+      overhead += b.overhead_ns;
       if (first) {  // the time before the first call is not compute of the program
         first = false;
         continue;
       }
-      s.captured_ns += static_cast<double>(ga);
-      s.replayed_ns += static_cast<double>(gb);
+      const std::uint64_t stall = std::min<std::uint64_t>(b.stall_ns, gb);
+      st.compute_ns += static_cast<std::uint64_t>(gb);
+      st.segments_ns += stall;
+      const double cpu = static_cast<double>(gb) - static_cast<double>(stall);
+      total.captured += static_cast<double>(ga);
+      total.measured += static_cast<double>(gb);
+      total.cpu += cpu;
       if (a.callsite) {
-        Sum& site = sites[*a.callsite];
+        RankSum& site = rank_sites[*a.callsite];
         site.captured += static_cast<double>(ga);
-        site.replayed += static_cast<double>(gb);
+        site.measured += static_cast<double>(gb);
+        site.cpu += cpu;
       }
+    }
+    st.measured = p.call_stall_ns.has_value() || st.segments_ns > 0;
+    st.calls_ns = p.call_stall_ns.value_or(0);
+    st.overhead_ns = std::max(p.overhead_ns.value_or(overhead), st.calls_ns);
+    st.ran_ns = p.stall_cpu_ns.value_or(0);
+    st.finish();
+    const auto given = [&st](const RankSum& r) {
+      return st.active() ? r.cpu * st.factor : r.measured;
+    };
+    s.captured_ns += total.captured;
+    s.replayed_ns += given(total);
+    for (const auto& [site, sum] : rank_sites) {
+      Sum& all = sites[site];
+      all.captured += sum.captured;
+      all.replayed += given(sum);
     }
     ++s.replayed_ranks;
     if (!s.source_rank || p.rank < *s.source_rank) {
@@ -117,11 +168,17 @@ TraceRankFeed::TraceRankFeed(const TraceDir& capture, std::uint32_t rank,
       scale_(scale),
       params_(params),
       ctx_(rank, nprocs) {
-  if (profile_events)
+  if (profile_events) {
     replay_.emplace(*profile_events);
-  else if (scale && scale->source_rank)
+    if (scale)
+      if (const auto it = scale->stalls.find(rank); it != scale->stalls.end())
+        spread_ = StallSpreader(&it->second);
+  } else if (scale && scale->source_rank) {
+    const auto it = scale->stalls.find(*scale->source_rank);
     aligned_ =
-        std::make_unique<AlignedCompute>(capture, rank, *scale->source_rank, scale->source_events);
+        std::make_unique<AlignedCompute>(capture, rank, *scale->source_rank, scale->source_events,
+                                         it == scale->stalls.end() ? nullptr : &it->second);
+  }
   have_first_ = capture_.next(first_);
   if (have_first_) first_start_ = static_cast<std::int64_t>(first_.start_ns) + offset_;
 }
@@ -159,7 +216,7 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
         throw Error(fmt::format("{}: ends at event #{} before the capture does",
                                 replay_->file().path(), ev.index));
       check_same_call(ev, replay_ev_, replay_->file().path());
-      compute_ns = gap_of(replay_ev_, prev_replay_end_);
+      compute_ns = spread_(gap_of(replay_ev_, prev_replay_end_), replay_ev_.stall_ns);
     } else if (aligned) {
       compute_ns = *aligned;
     } else if ((scale_ == nullptr || (scale_->overall == 1.0 && scale_->by_callsite.empty())) &&

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "encore/manifest.hpp"
 #include "encore/predict/feed.hpp"
 #include "encore/predict/loggps_params.hpp"
+#include "encore/predict/stall_spread.hpp"
 #include "encore/rank_context.hpp"
 #include "encore/trace_dir.hpp"
 
@@ -36,21 +38,32 @@ struct ComputeScale {
   // up with its calls (see aligned_compute.hpp).
   std::optional<std::uint32_t> source_rank;
   std::filesystem::path source_events;  // its profile's events
+  // Per replayed rank, its stalls and how its segments are given them (the ratios above
+  // already use the segments as given).
+  std::map<std::uint32_t, StallSpread> stalls;
 };
 
 // A replay profile of one rank of the capture.
 struct ReplayProfile {
   std::filesystem::path dir;
   std::uint32_t rank = 0;
+  // From its manifest's replay object, when the replay closed it: stalls inside the replayed
+  // calls (replay.stall.calls_ns, written by replays that measure stalls) and the replay's
+  // own time (replay.replay_overhead_ns).
+  std::optional<std::uint64_t> call_stall_ns, overhead_ns;
+  // The thread's CPU time over the interval the stalls were measured in (replay.stall.cpu_ns).
+  std::optional<std::uint64_t> stall_cpu_ns;
 };
 
 // Loads a profile directory's manifest and checks it replays a rank of a run of `nprocs`
 // ranks. Throws Error naming the directory.
 ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs);
 
-// One pass over the replayed ranks (capture and profile side by side). Throws Error if a
+// One pass over the replayed ranks (capture and profile side by side), which also sums each
+// profile's stalls (`stalls` says what the feeds then do with them). Throws Error if a
 // profile does not follow its capture call for call.
-ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles);
+ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles,
+                           StallTime stalls = StallTime::spread);
 
 // What the capture itself says about a rank: compute (gaps, from the aligned start), MPI time
 // split into communication and wait by solo_cost(), and the aligned end.
@@ -63,7 +76,8 @@ class AlignedCompute;
 
 class TraceRankFeed : public RankFeed {
  public:
-  // `profile` empty: compute inferred through `scale`.
+  // `profile` empty: compute inferred through `scale`. A replayed rank's segments get the
+  // stalls as scale->stalls says for the rank (as measured where it has no entry).
   TraceRankFeed(const TraceDir& capture, std::uint32_t rank, std::int64_t clock_offset_ns,
                 std::uint32_t nprocs, std::optional<std::filesystem::path> profile_events,
                 const ComputeScale* scale, const LogGPSParams* params);
@@ -93,6 +107,7 @@ class TraceRankFeed : public RankFeed {
   std::int64_t first_start_ = 0, base_ = 0, prev_capture_end_ = 0, prev_replay_end_ = 0;
   RankTotals recorded_;
   std::unique_ptr<AlignedCompute> aligned_;  // without a profile, when a rank was replayed
+  StallSpreader spread_;                     // the profile's stalls
 };
 
 }  // namespace encore::predict

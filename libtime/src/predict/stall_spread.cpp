@@ -1,0 +1,30 @@
+#include "encore/predict/stall_spread.hpp"
+
+namespace encore::predict {
+
+std::optional<StallTime> parse_stall_time(std::string_view s) {
+  if (s == "spread") return StallTime::spread;
+  if (s == "keep") return StallTime::keep;
+  return std::nullopt;
+}
+
+std::string_view to_string(StallTime t) { return t == StallTime::spread ? "spread" : "keep"; }
+
+void StallSpread::finish() {
+  factor = 1.0;
+  const std::uint64_t stalled = segments_ns + calls_ns;
+  const std::uint64_t wall = compute_ns + overhead_ns;
+  if (mode != StallTime::spread || stalled == 0) return;
+  if (ran_ns > 0) {
+    factor = static_cast<double>(ran_ns + stalled) / static_cast<double>(ran_ns);
+  } else if (wall > stalled) {
+    factor = static_cast<double>(wall) / static_cast<double>(wall - stalled);
+  }
+}
+
+std::uint64_t StallSpread::spread_compute_ns() const {
+  if (!active()) return compute_ns;
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(cpu_ns()) * factor));
+}
+
+}  // namespace encore::predict
