@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "encore/event.hpp"
 #include "encore/event_format.hpp"
+#include "encore/manifest.hpp"
 #include "encore/predict/feed.hpp"
 
 namespace encore::testing {
@@ -118,6 +120,25 @@ inline std::vector<std::unique_ptr<predict::RankFeed>> feeds(std::vector<std::ve
   std::vector<std::unique_ptr<predict::RankFeed>> out;
   for (auto& r : ranks) out.push_back(std::make_unique<VectorFeed>(std::move(r)));
   return out;
+}
+
+// A manifest for hand-made traces: `ranks` complete, this build's function table; a replay
+// profile names rank ranks[0] of "capture".
+inline Manifest manifest(TraceKind kind, std::vector<std::uint32_t> ranks,
+                         std::uint32_t nprocs = 2) {
+  Manifest m;
+  m.kind = kind;
+  m.nprocs = nprocs;
+  m.function_table.hash = std::string(kFunctionTableHash);
+  for (const auto& f : function_table()) m.function_table.functions.push_back(f.name);
+  for (auto r : ranks) {
+    RankInfo info;
+    info.rank = r;
+    info.status = RankStatus::complete;
+    m.ranks.push_back(info);
+  }
+  if (kind == TraceKind::replay) m.replay_of = ReplayOf{"capture", ranks.at(0)};
+  return m;
 }
 
 }  // namespace encore::testing

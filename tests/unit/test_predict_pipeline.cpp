@@ -46,22 +46,6 @@ void write_rank(const std::filesystem::path& dir, std::uint32_t rank, std::vecto
   w.close();
 }
 
-Manifest manifest(TraceKind kind, std::vector<std::uint32_t> ranks, std::uint32_t nprocs) {
-  Manifest m;
-  m.kind = kind;
-  m.nprocs = nprocs;
-  m.function_table.hash = std::string(kFunctionTableHash);
-  for (const auto& f : function_table()) m.function_table.functions.push_back(f.name);
-  for (auto r : ranks) {
-    RankInfo info;
-    info.rank = r;
-    info.status = RankStatus::complete;
-    m.ranks.push_back(info);
-  }
-  if (kind == TraceKind::replay) m.replay_of = ReplayOf{"capture", ranks.at(0)};
-  return m;
-}
-
 // A profile's manifest lists one rank of an nprocs-rank run (which save_manifest refuses).
 void save_profile_manifest(const Manifest& m, const std::filesystem::path& dir) {
   std::ofstream(TraceDir(dir).manifest_path()) << manifest_to_json(m).dump(2);

@@ -44,22 +44,6 @@ void write_rank(const std::filesystem::path& dir, std::uint32_t rank, std::vecto
   w.close();
 }
 
-Manifest manifest(TraceKind kind, std::vector<std::uint32_t> ranks) {
-  Manifest m;
-  m.kind = kind;
-  m.nprocs = 2;
-  m.function_table.hash = std::string(kFunctionTableHash);
-  for (const auto& f : function_table()) m.function_table.functions.push_back(f.name);
-  for (auto r : ranks) {
-    RankInfo info;
-    info.rank = r;
-    info.status = RankStatus::complete;
-    m.ranks.push_back(info);
-  }
-  if (kind == TraceKind::replay) m.replay_of = ReplayOf{"capture", ranks.at(0)};
-  return m;
-}
-
 // Rank 0's calls; `gaps` before Send, Recv, Send, Finalize.
 std::vector<Seg> rank0(std::vector<std::uint64_t> gaps, std::vector<std::uint64_t> stalls = {},
                        std::uint64_t overhead = 0) {
