@@ -12,6 +12,10 @@ instructions per call, what the call costs untraced.
 --lines MPI_Send,MPI_Recv adds, for each of those shims, where its own instructions go: per
 source line (inlined code counted at its own line), per call, the PMPI call left out.
 
+--halo2d "512 400 1" measures example_halo2d with those arguments instead of the loops: per
+rank, the tool's instructions on the application thread (every shim's own, summed), per
+function and in all (the writer thread's work is not in them).
+
 Needs valgrind (not a dependency of the build).
 """
 import argparse
@@ -94,12 +98,33 @@ def per_line(callgrind_file, functions):
     return cost
 
 
+def halo2d(build, tool, env, tmp, halo_args):
+    """The tool's instructions on each rank's application thread while recording halo2d."""
+    run([str(tool), "record", "-o", str(tmp / "trace"), "--quiet", "--", "mpiexec", "-n", "2",
+         "valgrind", "--tool=callgrind", "--separate-threads=yes",
+         f"--callgrind-out-file={tmp}/cg.%p", str(build / "examples/example_halo2d"), *halo_args],
+        env=env)
+    # Thread 1 of each process is the application's (the writer thread starts later).
+    files = sorted(tmp.glob("cg.*-01"), key=lambda p: int(p.name.split(".")[1].split("-")[0]))
+    print(f"halo2d {' '.join(halo_args)}: tool instructions on the application thread (callgrind)\n")
+    for rank, f in enumerate(files):
+        counts = per_call(f)
+        total = sum(calls * instr for calls, instr, _ in counts.values())
+        print(f"process {rank}: {total / 1e6:.2f} M instructions in the shims, "
+              f"{sum(c for c, _, _ in counts.values())} calls")
+        for fn, (calls, instr, _) in sorted(counts.items(), key=lambda kv: -kv[1][0] * kv[1][1]):
+            if calls * instr >= total / 100:
+                print(f"  {fn:14s} {calls:8d} calls  {instr:8.0f} instr/call  "
+                      f"{calls * instr / 1e6:6.2f} M")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--iters", type=int, default=20000, help="ping-pong iterations (iprobe: 1/4)")
     ap.add_argument("--lib", help="the capture library to measure (default: the build's)")
     ap.add_argument("--lines", help="shims to break down per source line, e.g. MPI_Send,MPI_Recv")
+    ap.add_argument("--halo2d", metavar="ARGS", help='example_halo2d arguments, e.g. "512 400 1"')
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("capture_instr.py: valgrind is not installed")
@@ -108,6 +133,10 @@ def main():
     loops_bin = build / "bench/bench_capture_loops"
     env = {"ENCORE_DUMP_LIB": str(pathlib.Path(args.lib).resolve())} if args.lib else {}
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-instr-"))
+    if args.halo2d:
+        halo2d(build, tool, env, tmp, args.halo2d.split())
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     print("tool instructions per call (callgrind), per rank\n")
     for loop in ("pingpong8", "iprobe"):
         out = tmp / loop

@@ -388,12 +388,13 @@ void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, T
   put_payload_extra(slot, t.id, count, data.size());
 }
 
-void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type) {
+void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type, int peer) {
+  if (peer == MPI_PROC_NULL) return;  // nothing to hash (hash_send): no pre-work either
   mark_pre_work();
-  if (!rec_->multiple) return hash_send(buf, count, type);
+  if (!rec_->multiple) return hash_send(buf, count, type, peer);
   // Not held across the PMPI call: another thread may have to run for it to complete.
   std::lock_guard lock(rec_->shared_mu);
-  hash_send(buf, count, type);
+  hash_send(buf, count, type, peer);
 }
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
@@ -413,12 +414,13 @@ void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
   info->layout = std::move(layout);
 }
 
-void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count,
-                                 MPI_Datatype type) {
+void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
+                                 int peer) {
   RequestInfo* info = rec_->requests.newest(r);
   if (!info) return;
-  info->kind = RequestKind::send;
   info->persistent = true;
+  if (peer == MPI_PROC_NULL) return;  // its starts send nothing: no hash (hash_send)
+  info->kind = RequestKind::send;
   info->send_buf = buf;
   info->send_count = count;
   info->send_type = type;
@@ -481,7 +483,7 @@ void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount, 
 void Call::start(MPI_Request r) {
   const RequestInfo* info = rec_->requests.find({r, 0});
   if (info && info->kind == RequestKind::send)
-    hash_send(info->send_buf, info->send_count, info->send_type);
+    hash_send(info->send_buf, info->send_count, info->send_type, 0);  // not to PROC_NULL
 }
 
 void Call::start_all(std::int64_t n, const MPI_Request* r) {

@@ -150,22 +150,22 @@ _ROOT_ONLY = [
 # The expressions are C++ in the generated shim, where `c` is the call being recorded and the
 # parameters have their C names; `<param>_in` is the value of an in/out handle before the call.
 HOOKS = [
-    (r"MPI_(Send|Bsend|Ssend|Rsend)", None, "c.hash_send(buf, count, datatype);"),
-    (r"MPI_(Isend|Ibsend|Issend|Irsend)", None, "c.hash_send(buf, count, datatype);"),
+    (r"MPI_(Send|Bsend|Ssend|Rsend)", None, "c.hash_send(buf, count, datatype, dest);"),
+    (r"MPI_(Isend|Ibsend|Issend|Irsend)", None, "c.hash_send(buf, count, datatype, dest);"),
     (r"MPI_(Send|Bsend|Ssend|Rsend)_init", None,
-     "c.track_persistent_send(*request, buf, count, datatype);"),
+     "c.track_persistent_send(*request, buf, count, datatype, dest);"),
     (r"MPI_Recv", None, "c.capture_message(buf, count, datatype, status);"),
     (r"MPI_Mrecv", None, "c.capture_message(buf, count, datatype, status);"),
     (r"MPI_Irecv", None, "c.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_Imrecv", None, "c.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_Recv_init", None, "c.track_message(*request, buf, count, datatype, true);"),
-    (r"MPI_Sendrecv", None, "c.hash_send(sendbuf, sendcount, sendtype); "
+    (r"MPI_Sendrecv", None, "c.hash_send(sendbuf, sendcount, sendtype, dest); "
      "c.capture_message(recvbuf, recvcount, recvtype, status);"),
-    (r"MPI_Sendrecv_replace", "c.hash_send_before(buf, count, datatype);",
+    (r"MPI_Sendrecv_replace", "c.hash_send_before(buf, count, datatype, dest);",
      "c.capture_message(buf, count, datatype, status);"),
-    (r"MPI_Isendrecv", None, "c.hash_send(sendbuf, sendcount, sendtype); "
+    (r"MPI_Isendrecv", None, "c.hash_send(sendbuf, sendcount, sendtype, dest); "
      "c.track_message(*request, recvbuf, recvcount, recvtype, false);"),
-    (r"MPI_Isendrecv_replace", "c.hash_send_before(buf, count, datatype);",
+    (r"MPI_Isendrecv_replace", "c.hash_send_before(buf, count, datatype, dest);",
      "c.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_Wait", None, "c.complete_one(request_in, status);"),
     (r"MPI_Test", None, "if (*flag) c.complete_one(request_in, status);"),
