@@ -69,6 +69,7 @@ struct RequestState {
   const void* send_buf = nullptr;
   MPI_Count send_count = 0;
   MPI_Datatype send_type = MPI_DATATYPE_NULL;
+  int send_peer = MPI_PROC_NULL;
 };
 
 class Replayer {
