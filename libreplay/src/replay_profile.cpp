@@ -48,20 +48,24 @@ std::uint64_t clock_ns(clockid_t id) noexcept {
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// The decimal number at `p`, after spaces, moving `p` past it; false if there is none or it
-// has over 19 digits. schedstat's fields are plain decimals: strtoull's locale and base
-// handling cost some 280 instructions a number, a third of a stall read.
-bool read_decimal(const char*& p, const char* end, std::uint64_t& out) noexcept {
-  while (p < end && *p == ' ') ++p;
+// The decimal number at `pos` (a NUL-terminated text), after spaces, moving `pos` past it;
+// false if there is none or it has over 19 digits. schedstat's fields are plain decimals:
+// strtoull's locale and base handling cost some 285 instructions a number. Local pointer:
+// through the reference, every digit would store it (a char may alias it).
+bool read_decimal(const char*& pos, std::uint64_t& out) noexcept {
+  const char* p = pos;
+  while (*p == ' ') ++p;
   const char* const first = p;
   std::uint64_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9') {
-    if (p - first == 19) return false;
-    v = v * 10 + static_cast<std::uint64_t>(*p - '0');
+  unsigned d = 0;
+  while ((d = static_cast<unsigned char>(*p) - unsigned{'0'}) < 10 && p - first < 19) {
+    v = v * 10 + d;
     ++p;
   }
+  if (p == first || d < 10) return false;  // none, or a 20th digit
+  pos = p;
   out = v;
-  return p != first;
+  return true;
 }
 
 std::string host_name() {
@@ -442,9 +446,10 @@ ReplayProfile::Waited ReplayProfile::waited() noexcept {
     char buf[96];
     const ssize_t n = pread(schedstat_fd_, buf, sizeof buf - 1, 0);
     if (n > 0) {
+      buf[n] = '\0';
       const char* at = buf;
       std::uint64_t ran = 0, delay = 0;
-      if (read_decimal(at, buf + n, ran) && read_decimal(at, buf + n, delay)) return {ran, delay};
+      if (read_decimal(at, ran) && read_decimal(at, delay)) return {ran, delay};
     }
     ::close(schedstat_fd_);  // unreadable after all: the clocks from now on
     schedstat_fd_ = -1;
