@@ -8,7 +8,7 @@ import re
 import harness
 
 PROGRAMS = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
-PROGRAM = os.path.join(PROGRAMS, "test_proc_null_sends")
+PROGRAM = os.path.join(PROGRAMS, "test_send_checks")
 REWRITE = os.path.join(PROGRAMS, "test_rewrite_trace")
 ROUNDS = 3
 

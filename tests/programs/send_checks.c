@@ -1,5 +1,5 @@
 /* Sends to MPI_PROC_NULL by every send-like call, and one real send per round, for the replay's
- * send checks: test_proc_null_sends ROUNDS NULL_FILL REAL_FILL. The fills are the values sent
+ * send checks: test_send_checks ROUNDS NULL_FILL REAL_FILL. The fills are the values sent
  * (to MPI_PROC_NULL, to rank 1), so a replay can send other data than the recorded run did. */
 #include <stdio.h>
 #include <stdlib.h>
