@@ -1,24 +1,20 @@
 #include "replay_profile.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <mutex>
-#include <system_error>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "encore/background_worker.hpp"
 #include "encore/error.hpp"
 #include "encore/event_body.hpp"
 #include "encore/trace_dir.hpp"
@@ -52,6 +48,26 @@ std::uint64_t clock_ns(clockid_t id) noexcept {
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// The decimal number at `pos` (a NUL-terminated text), after spaces, moving `pos` past it;
+// false if there is none or it has over 19 digits. schedstat's fields are plain decimals:
+// strtoull's locale and base handling cost some 285 instructions a number. Local pointer:
+// through the reference, every digit would store it (a char may alias it).
+bool read_decimal(const char*& pos, std::uint64_t& out) noexcept {
+  const char* p = pos;
+  while (*p == ' ') ++p;
+  const char* const first = p;
+  std::uint64_t v = 0;
+  unsigned d = 0;
+  while ((d = static_cast<unsigned char>(*p) - unsigned{'0'}) < 10 && p - first < 19) {
+    v = v * 10 + d;
+    ++p;
+  }
+  if (p == first || d < 10) return false;  // none, or a 20th digit
+  pos = p;
+  out = v;
+  return true;
+}
+
 std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
@@ -80,47 +96,25 @@ nlohmann::json machine() {
 
 }  // namespace
 
-// The writer thread and the batch it was given. While `state` is running, the batch, the
+// The writer thread and the batch it was given. From post() to take(), the batch, the
 // RankTraceWriter and total_overhead_ns_ are the thread's; otherwise the program thread's.
 // When idle, `times` and `bodies` are the spare buffers the next batch is swapped with.
 struct ReplayProfile::Helper {
-  enum class State : std::uint8_t { idle, pending, running };
-  std::mutex m;
-  std::condition_variable cv;
-  State state = State::idle;
-  bool stop = false;
   std::vector<RankTraceWriter::BodyTimes> times;
   std::vector<std::byte> bodies;
   std::size_t n = 0;
   std::size_t bytes = 0;
   std::uint16_t thread = 0;
   bool file = false;
-  std::string error;  // why a batch failed, for the program's thread to report
-  std::thread worker;
+  std::string error;        // why a batch failed, for the program's thread to report
+  BackgroundWorker worker;  // last: stopped before the batch goes
 
-  void run(ReplayProfile& p) {
-    std::unique_lock lock(m);
-    for (;;) {
-      cv.wait(lock, [this] { return stop || state == State::pending; });
-      if (stop) return;
-      state = State::running;
-      lock.unlock();
-      std::string why;
-      try {
-        p.write_batch({times.data(), n}, {bodies.data(), bytes}, thread, file);
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-      lock.lock();
-      if (error.empty()) error = std::move(why);
-      state = State::idle;
-      cv.notify_all();
+  void write(ReplayProfile& p) noexcept {
+    try {
+      p.write_batch({times.data(), n}, {bodies.data(), bytes}, thread, file);
+    } catch (const std::exception& e) {
+      if (error.empty()) error = e.what();
     }
-  }
-  // Still on the previous batch: the program's thread lets its batch grow meanwhile.
-  bool busy() {
-    const std::lock_guard lock(m);
-    return state != State::idle;
   }
 };
 
@@ -212,28 +206,14 @@ void ReplayProfile::start_helper() {
   auto h = std::make_unique<Helper>();
   h->times.resize(kBatchEvents);
   h->bodies.resize(1 << 16);
-  // The program's signals are not for this thread.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  try {
-    h->worker = std::thread([p = h.get(), this] { p->run(*this); });
-    pthread_setname_np(h->worker.native_handle(), "encore-profile");
-  } catch (const std::system_error&) {
-    h.reset();  // no thread: batches are written by the calls that fill them
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!h->worker.start("encore-profile", [p = h.get(), this] { p->write(*this); }))
+    return;  // no thread: batches are written by the calls that fill them
   helper_ = std::move(h);
 }
 
 void ReplayProfile::stop_helper() noexcept {
   if (!helper_) return;
-  {
-    const std::lock_guard lock(helper_->m);
-    helper_->stop = true;
-  }
-  helper_->cv.notify_all();
-  helper_->worker.join();
+  helper_->worker.stop();
   helper_.reset();
 }
 
@@ -258,13 +238,9 @@ void ReplayProfile::write_batch(std::span<RankTraceWriter::BodyTimes> times,
 void ReplayProfile::settle() {
   if (!helper_) return;
   Helper& h = *helper_;
-  std::unique_lock lock(h.m);
-  h.cv.wait(lock, [&h] { return h.state != Helper::State::running; });
-  if (h.state == Helper::State::pending) {
-    // Not started (the thread got no CPU): written here rather than waited for.
-    h.state = Helper::State::idle;
+  // Not started (the thread got no CPU): written here rather than waited for.
+  if (h.worker.take() == BackgroundWorker::Taken::not_started)
     write_batch({h.times.data(), h.n}, {h.bodies.data(), h.bytes}, h.thread, h.file);
-  }
   if (!h.error.empty()) throw Error(std::exchange(h.error, {}));
 }
 
@@ -280,23 +256,19 @@ void ReplayProfile::flush_batch(bool file) {
   }
   settle();
   Helper& h = *helper_;
-  {
-    const std::lock_guard lock(h.m);
-    std::swap(h.times, batch_);
-    std::swap(h.bodies, batch_bodies_);
-    h.n = n;
-    h.bytes = bytes;
-    h.thread = thread;
-    h.file = file;
-    h.state = Helper::State::pending;
-  }
-  h.cv.notify_one();
+  std::swap(h.times, batch_);
+  std::swap(h.bodies, batch_bodies_);
+  h.n = n;
+  h.bytes = bytes;
+  h.thread = thread;
+  h.file = file;
+  h.worker.post();
 }
 
 void ReplayProfile::batch_full() noexcept {
   // The writer thread still on the previous batch (a busy machine): this one grows, up to a
   // bound, rather than the call waiting for a thread that may have no CPU.
-  if (helper_ && batch_.size() < kMaxBatchEvents && helper_->busy()) {
+  if (helper_ && batch_.size() < kMaxBatchEvents && helper_->worker.busy()) {
     try {
       batch_.resize(2 * batch_.size());
       return;
@@ -380,7 +352,7 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body, s
       const std::size_t room = copy_body_bound(body.size(), counts.size()) + kStallRoom;
       if (batch_bodies_.size() - batch_bytes_ < room) {
         // As in batch_full: no wait for a busy writer thread while the batch may grow.
-        if (!helper_ || batch_.size() >= kMaxBatchEvents || !helper_->busy()) flush_batch();
+        if (!helper_ || batch_.size() >= kMaxBatchEvents || !helper_->worker.busy()) flush_batch();
         if (batch_bodies_.size() - batch_bytes_ < room)
           batch_bodies_.resize(
               std::max<std::size_t>(2 * batch_bodies_.size(), batch_bytes_ + 2 * room));
@@ -475,11 +447,9 @@ ReplayProfile::Waited ReplayProfile::waited() noexcept {
     const ssize_t n = pread(schedstat_fd_, buf, sizeof buf - 1, 0);
     if (n > 0) {
       buf[n] = '\0';
-      char* end = nullptr;
-      const std::uint64_t ran = std::strtoull(buf, &end, 10);
-      const char* delay = end;
-      const std::uint64_t v = std::strtoull(delay, &end, 10);
-      if (end != delay) return {ran, v};
+      const char* at = buf;
+      std::uint64_t ran = 0, delay = 0;
+      if (read_decimal(at, ran) && read_decimal(at, delay)) return {ran, delay};
     }
     ::close(schedstat_fd_);  // unreadable after all: the clocks from now on
     schedstat_fd_ = -1;

@@ -219,17 +219,19 @@ std::uint32_t Replayer::datatype_id_slow(MPI_Datatype t) const {
     id = it->second;
   else if (const auto f = fixed_ids_[1].find(t); f != fixed_ids_[1].end())
     id = f->second;
-  type_memo_ = {true, t, id};
+  type_memo_.handle[type_memo_.next] = t;
+  type_memo_.id[type_memo_.next] = id;
+  type_memo_.next ^= 1;
   return id;
 }
 
 void Replayer::bind_datatype(std::uint32_t id, MPI_Datatype t) {
-  type_memo_.valid = false;
+  type_memo_.forget();
   datatype_ids_[t] = id;
 }
 
 void Replayer::unbind_datatype(MPI_Datatype t) {
-  type_memo_.valid = false;
+  type_memo_.forget();
   datatype_ids_.erase(t);
 }
 

@@ -69,6 +69,7 @@ struct RequestState {
   const void* send_buf = nullptr;
   MPI_Count send_count = 0;
   MPI_Datatype send_type = MPI_DATATYPE_NULL;
+  int send_peer = MPI_PROC_NULL;
 };
 
 class Replayer {
@@ -139,7 +140,10 @@ class Replayer {
   MPI_Comm new_comm(const CommState& state);
   void free_comm(MPI_Comm c);
   std::uint32_t datatype_id(MPI_Datatype t) const {
-    return type_memo_.valid && type_memo_.handle == t ? type_memo_.id : datatype_id_slow(t);
+    // Two entries: halo exchanges alternate a row and a column type call after call.
+    if (type_memo_.handle[0] == t) return type_memo_.id[0];
+    if (type_memo_.handle[1] == t) return type_memo_.id[1];
+    return datatype_id_slow(t);
   }
   void bind_datatype(std::uint32_t id, MPI_Datatype t);
   void unbind_datatype(MPI_Datatype t);
@@ -171,13 +175,22 @@ class Replayer {
     std::int64_t handle = 0;
     std::uint32_t id = 0;
   };
+  struct IdMemo2 {
+    static constexpr std::int64_t kNone = INT64_MIN;  // no MPI_Datatype (an int) has it
+    std::int64_t handle[2] = {kNone, kNone};
+    std::uint32_t id[2] = {0, 0};
+    std::uint8_t next = 0;  // the entry the next miss replaces
+    void forget() noexcept { handle[0] = handle[1] = kNone; }
+  };
   bool view_payload_slow(std::uint64_t offset, std::uint64_t n, std::span<const std::byte>& out);
   std::uint32_t comm_id_slow(MPI_Comm c) const;
   std::uint32_t datatype_id_slow(MPI_Datatype t) const;
   std::uint32_t op_id_slow(MPI_Op o) const;
 
   static Replayer* instance_;
-  mutable IdMemo comm_memo_, type_memo_, op_memo_;  // forgotten whenever a handle is bound or freed
+  // Forgotten whenever a handle is bound or freed.
+  mutable IdMemo comm_memo_, op_memo_;
+  mutable IdMemo2 type_memo_;
   ReplayOptions options_;
   Manifest manifest_;
   Types types_;

@@ -331,14 +331,15 @@ void Step::track_message(MPI_Request r, void* buf, MPI_Count count, MPI_Datatype
   }
 }
 
-void Step::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count,
-                                 MPI_Datatype type) {
+void Step::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
+                                 int peer) {
   if (RequestState* st = rep_->request(r)) {
     st->kind = RequestKind::send;
     st->persistent = true;
     st->send_buf = buf;
     st->send_count = count;
     st->send_type = type;
+    st->send_peer = peer;
   }
 }
 
@@ -404,7 +405,8 @@ void Step::complete_some(MPI_Request* r, int outcount, const int* indices) {
 
 void Step::start(MPI_Request r) {
   RequestState* st = rep_->request(r);
-  if (st && st->kind == RequestKind::send) check_send(st->send_buf, st->send_count, st->send_type);
+  if (st && st->kind == RequestKind::send)
+    check_send(st->send_buf, st->send_count, st->send_type, st->send_peer);
 }
 
 void Step::start_all(std::int64_t n, MPI_Request* r) {

@@ -22,15 +22,15 @@ def _type(call):
 # Extra statements after the outputs are written (`s` is the step; parameters by C name).
 # Payload fills mirror libdump's captures; completions mirror its request bookkeeping.
 REPLAY_HOOKS = [
-    (r"MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend)", "s.check_send(buf, count, datatype);"),
-    (r"MPI_(Send|Bsend|Ssend|Rsend)_init", "s.track_persistent_send(*request, buf, count, datatype);"),
+    (r"MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend)", "s.check_send(buf, count, datatype, dest);"),
+    (r"MPI_(Send|Bsend|Ssend|Rsend)_init", "s.track_persistent_send(*request, buf, count, datatype, dest);"),
     (r"MPI_(Recv|Mrecv)", "s.fill_message(buf, count, datatype);"),
     (r"MPI_(Irecv|Imrecv)", "s.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_Recv_init", "s.track_message(*request, buf, count, datatype, true);"),
-    (r"MPI_Sendrecv", "s.check_send(sendbuf, sendcount, sendtype); "
+    (r"MPI_Sendrecv", "s.check_send(sendbuf, sendcount, sendtype, dest); "
                       "s.fill_message(recvbuf, recvcount, recvtype);"),
     (r"MPI_Sendrecv_replace", "s.fill_message(buf, count, datatype);"),
-    (r"MPI_Isendrecv", "s.check_send(sendbuf, sendcount, sendtype); "
+    (r"MPI_Isendrecv", "s.check_send(sendbuf, sendcount, sendtype, dest); "
                        "s.track_message(*request, recvbuf, recvcount, recvtype, false);"),
     (r"MPI_Isendrecv_replace", "s.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_(Wait|Test)", "s.complete_one(request);"),

@@ -1,18 +1,13 @@
 #include "encore/payload_reader.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
-#include <mutex>
-#include <system_error>
-#include <thread>
 #include <utility>
 
+#include "encore/background_worker.hpp"
 #include "encore/error.hpp"
 
 namespace encore {
@@ -75,58 +70,36 @@ struct RankPayloadReader::Cursor {
   std::uint64_t stream_end = 0;  // end of the thread's bytes seen so far
 };
 
-// The read-ahead thread and the chunk it loads for one cursor. While `state` is running, the
-// cursor's reader, `chunk` and `stream_end` are the worker's; otherwise the caller's. A job
-// the worker has not started when the caller needs it (the thread got no CPU: a busy
-// machine) is taken back and done by the caller, which then never waits for a thread that
-// is not running.
+// The read-ahead thread and the chunk it loads for one cursor. From post() to take(), the
+// cursor's reader, `chunk`, `stream_end` and `result` are the worker's; otherwise the
+// caller's. A job the worker has not started when the caller needs it (the thread got no CPU:
+// a busy machine) is taken back and done by the caller, which then never waits for a thread
+// that is not running.
 struct RankPayloadReader::Ahead {
-  enum class State : std::uint8_t { idle, pending, running, loaded, ended, failed };
-  std::mutex m;
-  std::condition_variable cv;
-  State state = State::idle;
-  bool stop = false;
+  enum class Result : std::uint8_t { loaded, ended, failed };
   Cursor* cursor = nullptr;
   std::uint16_t thread = 0;
   int fd = -1;
   std::uint64_t wanted = 0;  // the job: the first chunk ending after this byte
   Chunk chunk;
   std::uint64_t stream_end = 0;
-  std::thread worker;
+  Result result = Result::failed;
+  BackgroundWorker worker;  // last: stopped before the job's fields go
 
-  void run() {
-    std::unique_lock lock(m);
-    for (;;) {
-      cv.wait(lock, [this] { return stop || state == State::pending; });
-      if (stop) return;
-      state = State::running;
-      lock.unlock();
-      State done = State::failed;
-      try {
-        done = load_chunk(cursor->reader, fd, thread, wanted, chunk, stream_end) ? State::loaded
-                                                                                 : State::ended;
-      } catch (...) {
-        // Walked again by the caller, who meets the error where a read without read-ahead does.
-      }
-      lock.lock();
-      state = done;
-      cv.notify_all();
+  void load() noexcept {
+    result = Result::failed;
+    try {
+      result = load_chunk(cursor->reader, fd, thread, wanted, chunk, stream_end) ? Result::loaded
+                                                                                 : Result::ended;
+    } catch (...) {
+      // Walked again by the caller, who meets the error where a read without read-ahead does.
     }
   }
+  // The worker is idle (never posted, or taken): the job's fields are the caller's.
   void schedule(std::uint64_t from) {
-    {
-      const std::lock_guard lock(m);
-      wanted = from;
-      stream_end = cursor->stream_end;
-      state = State::pending;
-    }
-    cv.notify_all();
-  }
-  // The job's outcome (idle if none, or if it had not started: taken back); the job is over.
-  State take() {
-    std::unique_lock lock(m);
-    cv.wait(lock, [this] { return state != State::running; });
-    return state == State::pending ? (state = State::idle) : std::exchange(state, State::idle);
+    wanted = from;
+    stream_end = cursor->stream_end;
+    worker.post();
   }
 };
 
@@ -179,30 +152,15 @@ void RankPayloadReader::read_ahead(std::uint16_t thread) {
   a->cursor = &cursor(thread);
   a->thread = thread;
   a->fd = fd_;
-  // The program's signals are not for this thread.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  try {
-    a->worker = std::thread([p = a.get()] { p->run(); });
-    pthread_setname_np(a->worker.native_handle(), "encore-ahead");  // at most 15 characters
-  } catch (const std::system_error&) {
-    a.reset();  // no thread: reads load their chunks themselves
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (!a) return;
+  if (!a->worker.start("encore-ahead", [p = a.get()] { p->load(); }))
+    return;  // no thread: reads load their chunks themselves
   ahead_ = std::move(a);
   ahead_->schedule(ahead_->cursor->stream_end);
 }
 
 void RankPayloadReader::stop_ahead() noexcept {
   if (!ahead_) return;
-  {
-    const std::lock_guard lock(ahead_->m);
-    ahead_->stop = true;
-  }
-  ahead_->cv.notify_all();
-  ahead_->worker.join();
+  ahead_->worker.stop();
   ahead_.reset();
 }
 
@@ -214,23 +172,20 @@ RankPayloadReader::Cursor& RankPayloadReader::cursor(std::uint16_t thread) {
 }
 
 bool RankPayloadReader::take_ahead(Cursor& c, std::uint64_t wanted, bool& ended) {
-  switch (ahead_->take()) {
-    case Ahead::State::idle:
-    case Ahead::State::pending:
-    case Ahead::State::running:
-      return false;
-    case Ahead::State::ended:
+  if (ahead_->worker.take() != BackgroundWorker::Taken::done) return false;  // done here
+  switch (ahead_->result) {
+    case Ahead::Result::ended:
       // No chunk of the thread ends after the current one, so none after `wanted` either.
       c.stream_end = ahead_->stream_end;
       ended = true;
       return false;
-    case Ahead::State::failed:
+    case Ahead::Result::failed:
       // Walked again from the start, so that the read meets the same error at the same place as
       // without read-ahead (or none: the chunk that failed may be one the read skips unread).
       c.reader = StreamFileReader(path_);
       c.stream_end = 0;
       return false;
-    case Ahead::State::loaded:
+    case Ahead::Result::loaded:
       c.stream_end = ahead_->stream_end;
       if (c.stream_end <= wanted) return false;  // the read skips it: on from there
       std::swap(c.chunk, ahead_->chunk);

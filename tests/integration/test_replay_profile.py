@@ -57,7 +57,12 @@ class ReplayProfile(harness.TempDirTest):
                 # Time the thread was not running, looked at where a segment or call was long.
                 stall = manifest["replay"]["stall"]
                 self.assertIn(stall["source"], ("run_delay", "wall - thread CPU"))
+                if os.access("/proc/thread-self/schedstat", os.R_OK):
+                    # Read and parsed here: a field the replay failed to parse would have
+                    # switched it to the clocks.
+                    self.assertEqual(stall["source"], "run_delay")
                 self.assertGreater(stall["reads"], 0)
+                self.assertGreater(stall["cpu_ns"], 0)
                 self.assertLessEqual(stall["segments_ns"], manifest["replay"]["compute_ns"])
                 check = harness.run([harness.TOOL, "check", str(prof)]).stdout
                 self.assertRegex(check, rf"^rank {rank}: complete \(")

@@ -5,11 +5,15 @@
 //       a key the recorded run found unset gets it too (its flag becomes 1)
 //   test_rewrite_trace IN OUT format-1.0
 //       drops what format 1.1 added (attribute values, dist-graph neighbours): an older trace
+//   test_rewrite_trace IN OUT wrong-send-hashes
+//       every recorded send hash becomes one no data has, and a send to MPI_PROC_NULL that has
+//       none gets one: a replay that checked them would report each
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <mpi.h>
@@ -39,11 +43,38 @@ int key_of(const std::string& name) {
   return it->second;
 }
 
+// Parameter `name` of the event's function, or null.
+ArgValue* param(Event& e, std::string_view name) {
+  const auto& params = function_table()[e.function].params;
+  for (std::size_t i = 0; i < params.size() && i < e.args.size(); ++i)
+    if (name == params[i].name) return e.args[i].present ? &e.args[i] : nullptr;
+  return nullptr;
+}
+
+bool sends_to_a_peer(std::uint16_t f) {
+  return f == fn::Send || f == fn::Bsend || f == fn::Ssend || f == fn::Rsend || f == fn::Isend ||
+         f == fn::Ibsend || f == fn::Issend || f == fn::Irsend || f == fn::Sendrecv;
+}
+
+void wrong_send_hashes(Event& e) {
+  for (SendHash& h : e.send_hashes) h.hash = ~h.hash;
+  if (!sends_to_a_peer(e.function)) return;
+  const ArgValue* dest = param(e, "dest");
+  const ArgValue* count = param(e, "count") ? param(e, "count") : param(e, "sendcount");
+  if (e.send_hashes.empty() && dest && count && dest->scalar == MPI_PROC_NULL && count->scalar > 0)
+    e.send_hashes.push_back({0x5eed5eed5eed5eedull, static_cast<std::uint64_t>(count->scalar)});
+}
+
 struct Change {
   bool to_1_0 = false;
+  bool wrong_hashes = false;
   std::map<int, std::int64_t> values;  // C keyval -> new value
 
   void apply(Event& e) const {
+    if (wrong_hashes) {
+      wrong_send_hashes(e);
+      return;
+    }
     if (to_1_0) {
       e.attribute.reset();
       e.neighbours.reset();
@@ -76,8 +107,9 @@ void copy_rank(const TraceDir& in, const TraceDir& out, std::uint32_t rank, cons
       const auto part = payload.read(e.thread, p.offset, p.bytes);
       bytes.insert(bytes.end(), part.begin(), part.end());
     }
-    change.apply(e);
-    writer.write(e, bytes);
+    Event copy = e;  // changed apart: the reader reuses `e`, clearing only what it filled
+    change.apply(copy);
+    writer.write(copy, bytes);
   }
   if (!events.problem().empty()) throw Error(events.problem());
   writer.close();
@@ -87,7 +119,9 @@ void copy_rank(const TraceDir& in, const TraceDir& out, std::uint32_t rank, cons
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s IN OUT attribute KEY VALUE... | format-1.0\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s IN OUT attribute KEY VALUE... | format-1.0 | wrong-send-hashes\n",
+                 argv[0]);
     return 2;
   }
   try {
@@ -96,6 +130,8 @@ int main(int argc, char** argv) {
     const std::string mode = argv[3];
     if (mode == "format-1.0") {
       change.to_1_0 = true;
+    } else if (mode == "wrong-send-hashes") {
+      change.wrong_hashes = true;
     } else if (mode == "attribute" && argc % 2 == 0) {
       for (int i = 4; i + 1 < argc; i += 2)
         change.values[key_of(argv[i])] = std::atoll(argv[i + 1]);
