@@ -23,7 +23,8 @@ def show_calls(trace, *args, check=True):
         if m:
             # Received-data annotations exist only in the capture (the profile holds no data);
             # a stall is the capture's wait for buffer space, or the replay's time not running.
-            text = re.sub(r" stall=\S+$", "", m.group(4))
+            # A call without arguments (MPI_Finalize) has the stall as its whole text.
+            text = re.sub(r"(^|\s)stall=\S+$", "", m.group(4))
             calls.append((m.group(1), m.group(2), m.group(3), re.sub(r" recv (\[\d+\])?\d.*$", "", text)))
     return calls
 
