@@ -297,6 +297,9 @@ def main():
                     "'--zstd-level 0' (nothing compressed during the run)")
     ap.add_argument("--quiet-wait", type=float, default=20.0,
                     help="longest wait (s) for a quiet machine before each timed run")
+    ap.add_argument("--niced-is-noise", action="store_true",
+                    help="count others' niced work as noise too (default: shown, not waited "
+                    "out, since it yields to the timed runs)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
@@ -324,7 +327,7 @@ def main():
     with_cgroup = with_replay and cgroup_usable()
     with_stalls = with_cgroup and predict_keeps_stalls(tool)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="predict-accuracy-"))
-    gate = QuietGate(max_wait=a.quiet_wait)
+    gate = QuietGate(max_wait=a.quiet_wait, niced_is_noise=a.niced_is_noise)
     try:
         for name in a.examples.split(","):
             program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
