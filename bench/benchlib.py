@@ -4,6 +4,7 @@ import os
 import re
 import statistics
 import subprocess
+import time
 
 
 def run(cmd, env=None):
@@ -23,3 +24,64 @@ def loops(out):
 def fmt(values, unit="", digits=1):
     m, lo, hi = statistics.median(values), min(values), max(values)
     return f"{m:10.{digits}f}{unit} [{lo:.{digits}f} .. {hi:.{digits}f}]"
+
+
+def middle_half(values):
+    """The 25th and 75th percentiles (the middle half of the values lies between them)."""
+    v = sorted(values)
+    if len(v) < 2:
+        return v[0], v[0]
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+def _cpu_times():
+    """/proc/stat's first line: (busy time not niced, niced time, steal, total), in ticks."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return user + system + irq + softirq, nice, steal, sum(fields[:8])
+
+
+def machine_sample(seconds=0.3):
+    """What the rest of the machine did over `seconds` while this script sat idle: CPUs' worth
+    (1.0 = one core) of un-niced work, of niced work and of steal (the hypervisor running
+    someone else), and the 1-minute load."""
+    a = _cpu_times()
+    time.sleep(seconds)
+    b = _cpu_times()
+    total = max(1, b[3] - a[3])
+    cpus = os.cpu_count() or 1
+    share = [cpus * (y - x) / total for x, y in zip(a[:3], b[:3])]
+    return {"busy": share[0], "niced": share[1], "steal": share[2], "load1": os.getloadavg()[0]}
+
+
+class QuietGate:
+    """Before a timed run: sample the machine and wait, at most `max_wait` s, until others use
+    at most `busy` CPUs un-niced and steal at most `steal` (niced work is counted but does not
+    block, since it yields to the timed run, unless `niced_is_noise`: it still shares caches
+    and memory bandwidth). `wait()` says whether the run is taken quiet."""
+
+    def __init__(self, busy=0.2, steal=0.05, max_wait=20.0, niced_is_noise=False):
+        self.busy, self.steal, self.max_wait = busy, steal, max_wait
+        self.niced_is_noise = niced_is_noise
+        self.samples = []
+
+    def wait(self):
+        deadline = time.monotonic() + self.max_wait
+        while True:
+            s = machine_sample()
+            others = s["busy"] + (s["niced"] if self.niced_is_noise else 0)
+            quiet = others <= self.busy and s["steal"] <= self.steal
+            if quiet or time.monotonic() >= deadline:
+                self.samples.append(s)
+                return quiet
+            time.sleep(0.5)
+
+    def summary(self):
+        if not self.samples:
+            return "no quiet checks"
+        med = {k: statistics.median(s[k] for s in self.samples) for k in self.samples[0]}
+        return (f"{len(self.samples)} quiet checks, medians: others un-niced {med['busy']:.2f} "
+                f"CPUs, niced {med['niced']:.2f}, steal {med['steal']:.2f}, "
+                f"load1 {med['load1']:.2f}")

@@ -12,10 +12,13 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
   plain     the uninstrumented run's span;
   model     each model with compute as captured (no replay): the models' own error;
   self      the same predictions against the recorded (corrected) span of the same run: no
-            machine noise between two runs, so it isolates the model (for `logged` it shows
-            how much of the recording's wait was the peers' capture overhead); `self overhead`
-            (not an error) is the largest rank's corrected overhead in % of that span: a rank
-            that waited for that peer waited for its capture too, which the models leave out;
+            machine noise between two runs (for `logged` it shows how much of the recording's
+            wait was the peers' capture overhead, which both models rightly leave out: a rank
+            that waited for a peer busy copying a payload into its log waited for the capture);
+            `self overhead` (not an error) is the largest rank's corrected overhead in % of
+            that span; `self vs logged` is loggps against the logged prediction of the same
+            trace: the same compute and the same waits' causes, the recorded per-call costs
+            against the modelled ones: the communication model's own error;
   replayed  every rank replayed (`encore replay -o`), one after the other, both models;
                                                                               goal <= 1 %
   together  every rank replayed at once, one per core as the real run had them, so what
@@ -62,6 +65,14 @@ Capture distortion (what recording does to the run, which `model` rows inherit):
   captured and replayed, where they differ most: where a replay grows or shrinks compute.
 Plain and recorded runs have one rank per core (mpiexec -bind-to core) unless --no-bind, so
 the scheduler moves neither between cores mid-run.
+Pairing and quiet: each prediction is compared with the plain run taken just before its own
+timed runs (a plain run before the recording for `model`, before the replays for `replayed`
+and `one rank`, before the co-running replays for `together`; the slower rows' plain run
+follows their replay), so the machine's state drifts less between the two. Before every timed
+run the script samples /proc/stat for 0.3 s (benchlib.QuietGate: others' un-niced CPU time,
+steal; niced work is shown but yields) and waits up to --quiet-wait s for the machine to be
+quiet; a row's `noisy k/n` counts its runs where some input was taken without waiting it out.
+Rows print the median, [min .. max] and the middle half (25th .. 75th percentile).
 Parts that need what this machine or build lacks say so and are skipped.
 With --self-only, only the recordings and the `self` rows (no plain runs, no replays): the
 models' own error, which a loaded machine hardly moves.
@@ -78,6 +89,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from benchlib import QuietGate, middle_half  # noqa: E402
 
 CGROUP_CPU = pathlib.Path("/sys/fs/cgroup/cpu")
 QUOTA = [10000, 20000]  # us of CPU per period: 50 % of a core (--period-us changes both)
@@ -107,7 +121,9 @@ def plain_span(cmd, probe, tmp, env=None):
 
 
 def spread(values):
-    return f"{statistics.median(values):+7.2f} % [{min(values):+.2f} .. {max(values):+.2f}]"
+    q1, q3 = middle_half(values)
+    return (f"{statistics.median(values):+7.2f} % [{min(values):+.2f} .. {max(values):+.2f}] "
+            f"middle half [{q1:+.2f} .. {q3:+.2f}]")
 
 
 def times(values):
@@ -279,6 +295,11 @@ def main():
     ap.add_argument("--record-args", default="",
                     help="extra `encore record` options for every recording, e.g. "
                     "'--zstd-level 0' (nothing compressed during the run)")
+    ap.add_argument("--quiet-wait", type=float, default=20.0,
+                    help="longest wait (s) for a quiet machine before each timed run")
+    ap.add_argument("--niced-is-noise", action="store_true",
+                    help="count others' niced work as noise too (default: shown, not waited "
+                    "out, since it yields to the timed runs)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     a = ap.parse_args()
@@ -306,11 +327,13 @@ def main():
     with_cgroup = with_replay and cgroup_usable()
     with_stalls = with_cgroup and predict_keeps_stalls(tool)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="predict-accuracy-"))
+    gate = QuietGate(max_wait=a.quiet_wait, niced_is_noise=a.niced_is_noise)
     try:
         for name in a.examples.split(","):
             program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
             err = {k: [] for k in ("model loggps", "model logged", "model seed", "self loggps",
-                                   "self logged", "self overhead", "replayed loggps",
+                                   "self logged", "self vs logged", "self overhead",
+                                   "replayed loggps",
                                    "replayed logged", "one rank loggps",
                                    "one rank aligned loggps", "one rank r1 loggps",
                                    "together loggps", "together logged", "slower loggps",
@@ -321,65 +344,92 @@ def main():
                                      "quota factor", "replay factor")}
             plain_s = []
             growth = []
+            noisy = {k: 0 for k in err}
             for i in range(a.runs):
-                plain = None if a.self_only else plain_span([*mpiexec, "-n", 2, *program],
-                                                            probe, tmp)
+                quiet = {}  # timed run -> taken on a quiet machine
+
+                def timed(key):
+                    quiet[key] = gate.wait()
+
+                def add(row, value, *keys):
+                    err[row].append(value)
+                    noisy[row] += not all(quiet[k] for k in keys)
+
+                def plain_now(key):
+                    timed(key)
+                    return plain_span([*mpiexec, "-n", 2, *program], probe, tmp)
+
+                plain = None if a.self_only else plain_now("plain")
                 if plain is not None:
                     plain_s.append(plain)
                 trace = tmp / f"{name}-{i}"
+                timed("record")
                 run([tool, "record", *record_args, "-o", trace, "--", *mpiexec, "-n", 2,
                      *program])
+                spans = {}
                 for model in ("loggps", "logged", "seed"):
                     pred, rec = predict(tool, trace, model, recorded=True)
+                    spans[model] = pred
                     if plain is not None:
-                        err[f"model {model}"].append(100 * (pred - plain) / plain)
+                        add(f"model {model}", 100 * (pred - plain) / plain, "plain", "record")
                     if model != "seed":  # the seed gives the recording back by construction
-                        err[f"self {model}"].append(100 * (pred - rec) / rec)
-                err["self overhead"].append(100 * peer_overhead_s(trace) / rec)
+                        add(f"self {model}", 100 * (pred - rec) / rec, "record")
+                add("self vs logged", error(spans["loggps"], spans["logged"]), "record")
+                add("self overhead", 100 * peer_overhead_s(trace) / rec, "record")
                 if not a.self_only:
                     bare = tmp / f"{name}-{i}-bare"
+                    timed("bare")
                     run([tool, "record", *record_args, "--payload-ranks", "none", "-o", bare,
                          "--", *mpiexec, "-n", 2, *program])
                     for model in ("loggps", "logged"):
                         doc = predict_doc(tool, bare, model)
-                        err[f"model nopayload {model}"].append(
-                            error(doc["predicted_program_s"], plain))
+                        add(f"model nopayload {model}", error(doc["predicted_program_s"], plain),
+                            "plain", "bare")
                     ratio["compute x"].append(
                         compute_s(predict_doc(tool, trace, "seed"), "recorded") /
                         compute_s(doc, "recorded"))
                     shutil.rmtree(bare, ignore_errors=True)
                 if with_replay:
+                    plain = plain_now("plain replayed")
                     profiles = []
                     for r in (0, 1):
+                        timed(f"replay{r}")
                         replay(tool, trace, r, tmp / f"{name}-{i}-p{r}", program)
                         profiles.append(tmp / f"{name}-{i}-p{r}")
+                    both = ("record", "plain replayed", "replay0", "replay1")
                     for model in ("loggps", "logged"):
-                        err[f"replayed {model}"].append(
-                            100 * (predict(tool, trace, model, profiles) - plain) / plain)
+                        add(f"replayed {model}",
+                            100 * (predict(tool, trace, model, profiles) - plain) / plain, *both)
                     doc = predict_doc(tool, trace, "loggps", profiles)
                     if i == 0:
                         growth = segment_growth(tool, trace, profiles[0])
                     ratio["replayed compute x"].append(
                         compute_s(doc, "predicted") / compute_s(doc, "recorded"))
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
-                    err["one rank loggps"].append(error(one["predicted_program_s"], plain))
+                    r0 = ("record", "plain replayed", "replay0")
+                    add("one rank loggps", error(one["predicted_program_s"], plain), *r0)
                     aligned = json.loads(run([tool, "predict", trace, "--json", "--infer",
                                               "aligned", "--replay", profiles[0]]).stdout)
-                    err["one rank aligned loggps"].append(
-                        error(aligned["predicted_program_s"], plain))
+                    add("one rank aligned loggps", error(aligned["predicted_program_s"], plain),
+                        *r0)
                     ratio["inferred compute x"].append(one["ranks"][1]["predicted"]["compute_s"] /
                                                        doc["ranks"][1]["predicted"]["compute_s"])
-                    err["one rank r1 loggps"].append(
-                        error(predict(tool, trace, "loggps", profiles[1:]), plain))
+                    add("one rank r1 loggps",
+                        error(predict(tool, trace, "loggps", profiles[1:]), plain),
+                        "record", "plain replayed", "replay1")
+                    plain = plain_now("plain together")
                     together = [tmp / f"{name}-{i}-t{r}" for r in (0, 1)]
+                    timed("together")
                     replay_together(tool, trace, together, program)
                     for model in ("loggps", "logged"):
-                        err[f"together {model}"].append(
-                            100 * (predict(tool, trace, model, together) - plain) / plain)
+                        add(f"together {model}",
+                            100 * (predict(tool, trace, model, together) - plain) / plain,
+                            "record", "plain together", "together")
                 if with_cgroup:
                     slow_factor = quota_factor()
                     ratio["quota factor"].append(slow_factor)
                     slow = tmp / f"{name}-{i}-slow"
+                    timed("slow replay")
                     replay(tool, trace, 0, slow, program, limit=True)
                     doc = predict_doc(tool, trace, "loggps", [slow])
                     slow_pred = doc["predicted_program_s"]
@@ -392,6 +442,7 @@ def main():
                     for real in ("dilate", "quota"):
                         if a.slow_real not in (real, "both"):
                             continue
+                        timed(f"slow {real}")
                         if real == "dilate":
                             slow_plain = plain_span([*mpiexec, "-n", 2, *program], slow_probe, tmp,
                                                     {"ENCORE_SLOW_FACTOR": str(slow_factor)})
@@ -399,16 +450,18 @@ def main():
                             slow_plain = plain_span([*mpiexec, "-n", 2,
                                                      *limited(program, "rank")], probe, tmp)
                         row = "slower" if real == "dilate" else "slower quota"
-                        err[f"{row} loggps"].append(error(slow_pred, slow_plain))
+                        inputs = ("record", "slow replay", f"slow {real}")
+                        add(f"{row} loggps", error(slow_pred, slow_plain), *inputs)
                         if kept_pred is not None:
-                            err[f"{row} kept loggps"].append(error(kept_pred, slow_plain))
+                            add(f"{row} kept loggps", error(kept_pred, slow_plain), *inputs)
                     cleanup_cgroups()
                 shutil.rmtree(trace, ignore_errors=True)
             print(f"{name} {' '.join(map(str, program[1:]))}: plain span "
                   f"{seconds(plain_s) if plain_s else 'not run'}")
             for k, v in err.items():
                 if v:
-                    print(f"  {k:<22} {'share' if k == 'self overhead' else 'error'} {spread(v)}")
+                    print(f"  {k:<23} {'share' if k == 'self overhead' else 'error'} {spread(v)}"
+                          f"  noisy {noisy[k]}/{len(v)}")
             for k, v in ratio.items():
                 if v:
                     print(f"  {k:<22}       {times(v)}")
@@ -416,6 +469,8 @@ def main():
                 print("  rank 0's compute, replayed against captured, most changed pairs of calls "
                       "(first run):")
                 print("\n".join(growth))
+            sys.stdout.flush()
+        print(f"machine: {gate.summary()}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if with_cgroup:

@@ -302,8 +302,8 @@ int main(int argc, char** argv) {
       std::vector<std::unique_ptr<predict::RankFeed>> feeds;
       std::vector<predict::TraceRankFeed*> raw;
       for (std::uint32_t r = 0; r < n; ++r) {
-        auto f =
-            std::make_unique<predict::TraceRankFeed>(d, r, 0, n, std::nullopt, nullptr, &params);
+        auto f = std::make_unique<predict::TraceRankFeed>(d, r, nullptr, n, std::nullopt, nullptr,
+                                                          &params);
         raw.push_back(f.get());
         feeds.push_back(std::move(f));
       }

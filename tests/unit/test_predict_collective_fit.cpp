@@ -28,21 +28,27 @@ LogGPSParams params() {
 }
 
 TEST(PredictCollectiveFit, BcastGivesTheGOfItsOneMessage) {
-  // Binomial tree on 2 ranks arriving at 0: rank 1 ends o + (n-1)G + L + o = 1200 + 100000 G.
+  // Binomial tree on 2 ranks arriving at 0, one rendezvous message (100001 B > S): the
+  // handshake at max(0 + o + L, 0) = 1100, the root's send ends L + o + (n-1)G later, rank 1
+  // L + o after that: 3300 + 100000 G.
   const std::int64_t arrive[] = {0, 0};
-  const auto g = predict::collective_G(CollKind::bcast, arrive, 0, 100001, params(), 26200);
+  const auto g = predict::collective_G(CollKind::bcast, arrive, 0, 100001, params(), 28300);
   ASSERT_TRUE(g.has_value());
   EXPECT_NEAR(g->G, 0.25, 1e-4);
   EXPECT_EQ(g->message, 100001u);
 }
 
-TEST(PredictCollectiveFit, RingAllreduceSendsHalvesAndWaitsForTheLateMember) {
-  // 200002 B on 2 ranks: two ring steps of 100001 B (X = 100000 G). Rank 1 arrives at 5000:
-  // step one ends for rank 0 at 5000 + o + X + L + o = 6200 + X (it waits for rank 1's
-  // half), for rank 1 at 5000 + o + X + o = 5200 + X; in step two rank 1 waits for rank 0's
-  // half: 6200 + X + o + X + L + o = 7400 + 2X, the last end.
+TEST(PredictCollectiveFit, AllreduceSwapsHalvesAndWaitsForTheLateMember) {
+  // 200002 B on 2 ranks (Rabenseifner): two exchanges of 100001 B, rendezvous both ways (X =
+  // 100000 G; a message's sender ends at max(its start + o + L, the receiver's) + L + o + X,
+  // its receiver L + o after that). Rank 1 arrives at 5000. Swap one: rank 0's half goes at
+  // max(1100, 5000) = 5000, sent 6100 + X; rank 1's at max(6100, 0), sent 7200 + X, received
+  // by rank 0 at 8300 + X; so rank 0 is done at 8300 + X, rank 1 at max(7200 + X, 6100 + X +
+  // 1100) = 7200 + X. Swap two: rank 0's half goes at max(9400 + X, 7200 + X), sent 10500 +
+  // 2X, received by rank 1 at 11600 + 2X, the last end (rank 1's goes at max(8300 + X, 8300 +
+  // X): rank 0 done at 10500 + 2X).
   const std::int64_t arrive[] = {0, 5000};
-  const auto g = predict::collective_G(CollKind::allreduce, arrive, 0, 200002, params(), 57400);
+  const auto g = predict::collective_G(CollKind::allreduce, arrive, 0, 200002, params(), 61600);
   ASSERT_TRUE(g.has_value());
   EXPECT_NEAR(g->G, 0.25, 1e-4);
   EXPECT_EQ(g->message, 100001u);
@@ -67,18 +73,19 @@ class PredictFitFromCollectives : public TempDirTest {};
 TEST_F(PredictFitFromCollectives, ABcastGivesItsClassAG) {
   // o 100 and L 1000 from an 8 B pair (as in test_predict_size_classes), then a Bcast of
   // 100001 B from rank 0 (its send hash says the size; rank 1 knows none): both arrive at
-  // 1'030'000 and rank 1 ends 26200 later, so G = 0.25 from 65537 B (the class of 100001 B).
+  // 1'030'000 and rank 1 ends 28300 later (3300 + 100000 G, BcastGivesTheGOfItsOneMessage),
+  // so G = 0.25 from 65537 B (the class of 100001 B).
   const TraceDir d(dir_);
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
               {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Bcast, 100001), 25100), 1'030'000},
+              {timed(coll(fn::Bcast, 100001), 27200), 1'030'000},
               {timed(call(fn::Finalize), 100), 1'070'000}});
   write_rank(d, 1,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {timed(coll(fn::Bcast, 0), 26200), 1'030'000},
+              {timed(coll(fn::Bcast, 0), 28300), 1'030'000},
               {timed(call(fn::Finalize), 100), 1'070'000}});
   const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_DOUBLE_EQ(f.params.L, 1000);

@@ -95,7 +95,7 @@ class PredictPipeline : public TempDirTest {
     for (std::uint32_t r = 0; r < 2; ++r) {
       std::optional<std::filesystem::path> p;
       if (with_profile && r == 0) p = TraceDir(prof_).events_path(0);
-      auto f = std::make_unique<predict::TraceRankFeed>(cap, r, 0, 2, p, &scale_, &params_);
+      auto f = std::make_unique<predict::TraceRankFeed>(cap, r, nullptr, 2, p, &scale_, &params_);
       f->set_base(1'000'000);
       feeds.push_back(std::move(f));
     }

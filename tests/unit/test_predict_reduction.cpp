@@ -31,17 +31,24 @@ LogGPSParams params(double G, double gamma) {
 }
 
 TEST(PredictReduction, ReduceRootCombinesWhatItReceives) {
-  // Binomial tree of two to root 0: rank 1's 100001 B arrive at o + 100000 G + L = 26100,
-  // the root spends o, then 100001 gamma = 50000.5 (rounded up) combining them.
+  // Binomial tree of two to root 0, one rendezvous message (100001 B > S): the handshake at
+  // max(0 + o + L, 0) = 1100; rank 1's send ends L + o + 100000 G later, 27200; the root has
+  // the bytes L + o after that, 28300, then spends 100001 gamma = 50000.5 (rounded up)
+  // combining them.
   const std::vector<std::int64_t> zero(2, 0);
   const auto t =
       predict::collective_end_times(CollKind::reduce, zero, 0, 100001, params(0.25, 0.5));
-  EXPECT_EQ(t[0], 26200 + 50001);
-  EXPECT_EQ(t[1], 25100);  // the sender only pays its send
+  EXPECT_EQ(t[0], 28300 + 50001);
+  EXPECT_EQ(t[1], 27200);  // the sender waits for its bytes to move
+  // A late root holds the sender (rendezvous): root at 100000, the handshake then, the
+  // sender done at 100000 + L + o + 25000.
+  const std::vector<std::int64_t> late{100000, 0};
+  EXPECT_EQ(predict::collective_end_times(CollKind::reduce, late, 0, 100001, params(0.25, 0))[1],
+            126100);
   // A Gather moves the same bytes but combines nothing.
   const auto g =
       predict::collective_end_times(CollKind::gather, zero, 0, 100001, params(0.25, 0.5));
-  EXPECT_EQ(g[0], 26200);
+  EXPECT_EQ(g[0], 28300);
   EXPECT_TRUE(predict::reduces(CollKind::scan));
   EXPECT_FALSE(predict::reduces(CollKind::allgather));
 }
@@ -75,7 +82,7 @@ TEST(PredictReduction, RabenseifnerOnThreeFoldsTheExtraRankIn) {
 TEST(PredictReduction, GammaBisectsToTheRecordedEnd) {
   const std::int64_t arrive[] = {0, 0};
   const auto g = predict::collective_gamma(CollKind::reduce, arrive, 0, 100001, params(0.25, 7),
-                                           26200 + 50001);
+                                           28300 + 50001);
   ASSERT_TRUE(g.has_value());
   EXPECT_NEAR(*g, 0.5, 1e-4);
   // Not a reduction, or ended before the messages alone could: nothing, or 0.
@@ -104,23 +111,24 @@ TEST(PredictReduction, NonblockingCollectiveCompletesAtItsWait) {
 class PredictFitReduction : public TempDirTest {};
 
 TEST_F(PredictFitReduction, AReduceGivesGammaOnceABcastGaveG) {
-  // o 100, L 1000 from an 8 B pair. A Bcast of 300001 B ends rank 1 at 1200 + 300000 G =
-  // 76200 after both arrived: G 0.25, for the class of 262144 B and up, extended down to
-  // S + 1. A Reduce of 300001 B to rank 0 then ends 76200 + 300001 gamma after the arrival:
-  // recorded 226201, gamma 0.5. Without the Bcast the Reduce alone would give G (gamma 0).
+  // o 100, L 1000 from an 8 B pair. A Bcast of 300001 B (rendezvous) ends rank 1 at 3300 +
+  // 300000 G = 78300 after both arrived (test_predict_collective_fit): G 0.25, for the class
+  // of 262144 B and up, extended down to S + 1. A Reduce of 300001 B to rank 0 then ends
+  // 78300 + 300001 gamma after the arrival: recorded 228301, gamma 0.5. Without the Bcast the
+  // Reduce alone would give G (gamma 0).
   const TraceDir d(dir_);
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
               {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Bcast, 300001), 75100), 1'030'000},
-              {timed(coll(fn::Reduce, 300001), 226201), 1'200'000},
+              {timed(coll(fn::Bcast, 300001), 77200), 1'030'000},
+              {timed(coll(fn::Reduce, 300001), 228301), 1'200'000},
               {timed(call(fn::Finalize), 100), 1'500'000}});
   write_rank(d, 1,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {timed(coll(fn::Bcast, 0), 76200), 1'030'000},
-              {timed(coll(fn::Reduce, 300001), 75100), 1'200'000},
+              {timed(coll(fn::Bcast, 0), 78300), 1'030'000},
+              {timed(coll(fn::Reduce, 300001), 77200), 1'200'000},
               {timed(call(fn::Finalize), 100), 1'500'000}});
   const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_DOUBLE_EQ(f.params.L, 1000);
@@ -135,19 +143,19 @@ TEST_F(PredictFitReduction, AReduceGivesGammaOnceABcastGaveG) {
 }
 
 TEST_F(PredictFitReduction, AReduceAloneGivesGAndNoGamma) {
-  // The same Reduce without the Bcast: its class's G absorbs the combining, (226201 - 1200) /
+  // The same Reduce without the Bcast: its class's G absorbs the combining, (228300 - 3300) /
   // 300000 = 0.75, and gamma stays 0 with a note saying why.
   const TraceDir d(dir_);
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
               {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Reduce, 300001), 226201), 1'200'000},
+              {timed(coll(fn::Reduce, 300001), 228300), 1'200'000},
               {timed(call(fn::Finalize), 100), 1'500'000}});
   write_rank(d, 1,
              {{timed(call(fn::Init), 500), 1'000'000},
               {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {timed(coll(fn::Reduce, 300001), 75100), 1'200'000},
+              {timed(coll(fn::Reduce, 300001), 227200), 1'200'000},
               {timed(call(fn::Finalize), 100), 1'500'000}});
   const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_EQ(f.collective_samples, 1u);

@@ -97,7 +97,7 @@ class PredictStall : public TempDirTest {
     scale_ = predict::measure_scale(cap, {predict::open_profile(prof_, 2)}, mode);
     std::optional<std::filesystem::path> p;
     if (r == 0) p = TraceDir(prof_).events_path(0);
-    predict::TraceRankFeed f(cap, r, 0, 2, p, &scale_, nullptr);
+    predict::TraceRankFeed f(cap, r, nullptr, 2, p, &scale_, nullptr);
     f.set_base(1'000'000);
     std::vector<std::int64_t> out;
     Event ev;

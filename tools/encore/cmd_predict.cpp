@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "encore/error.hpp"
+#include "encore/predict/clock_offsets.hpp"
 #include "encore/predict/fit.hpp"
 #include "encore/predict/logged_model.hpp"
 #include "encore/predict/loggps_engine.hpp"
@@ -43,14 +44,18 @@ struct PredictOptions {
 // would read (and what bench/predict_accuracy.py compares with plain runs).
 class ProgramSpan {
  public:
-  explicit ProgramSpan(std::vector<std::int64_t> offsets) : offsets_(std::move(offsets)) {}
+  explicit ProgramSpan(const predict::ClockOffsets& clocks) : clocks_(clocks) {}
   void on_event(std::uint32_t rank, const Event& ev, std::int64_t start, std::int64_t end) {
-    const std::int64_t offset = rank < offsets_.size() ? offsets_[rank] : 0;
+    // Each time with the offset at that time, as the exporters do.
+    const auto shifted = [&](std::uint64_t ns) {
+      const auto t = static_cast<std::int64_t>(ns);
+      return t + clocks_.at(rank, t);
+    };
     if (ev.function == fn::Init || ev.function == fn::Init_thread) {
-      recorded_.begin(static_cast<std::int64_t>(ev.end_ns) + offset);
+      recorded_.begin(shifted(ev.end_ns));
       predicted_.begin(end);
     } else if (ev.function == fn::Finalize) {
-      recorded_.end(static_cast<std::int64_t>(ev.start_ns) + offset);
+      recorded_.end(shifted(ev.start_ns));
       predicted_.end(start);
     }
   }
@@ -71,7 +76,7 @@ class ProgramSpan {
       return static_cast<double>(last - first) * 1e-9;
     }
   };
-  std::vector<std::int64_t> offsets_;
+  const predict::ClockOffsets& clocks_;
   Bounds recorded_, predicted_;
 };
 
@@ -178,14 +183,11 @@ int predict_main(const PredictOptions& o) {
   std::vector<std::unique_ptr<predict::RankFeed>> feeds;
   std::vector<predict::TraceRankFeed*> rank_feeds;
   std::uint64_t total_events = 0;
-  std::vector<std::int64_t> offsets;
+  const predict::ClockOffsets clocks(t.manifest);
   for (std::uint32_t r = 0; r < n; ++r) {
     const auto it = profile_of.find(r);
-    const std::int64_t offset =
-        r < t.manifest.ranks.size() ? t.manifest.ranks[r].clock_offset_ns : 0;
-    offsets.push_back(offset);
     auto f = std::make_unique<predict::TraceRankFeed>(
-        t.dir, r, offset, n,
+        t.dir, r, &clocks, n,
         it == profile_of.end() ? std::nullopt : std::optional<std::filesystem::path>(it->second),
         &scale, &params);
     rank_feeds.push_back(f.get());
@@ -203,7 +205,7 @@ int predict_main(const PredictOptions& o) {
 
   predict::PredictedTrace out(
       o.out.empty() ? std::nullopt : std::optional<std::filesystem::path>(o.out), n);
-  ProgramSpan span(offsets);
+  ProgramSpan span(clocks);
   ProgressSink progress(out, span, total_events, isatty(STDERR_FILENO) != 0);
   predict::EngineStats stats;
   std::uint64_t released = 0;
@@ -213,7 +215,7 @@ int predict_main(const PredictOptions& o) {
     } else if (o.model == "seed") {
       stats = predict::run_logged(feeds, params, progress);
     } else {
-      const predict::LoggedStats ls = predict::run_compensated(feeds, params, offsets, progress);
+      const predict::LoggedStats ls = predict::run_compensated(feeds, params, clocks, progress);
       stats = ls;
       released = ls.released;
     }

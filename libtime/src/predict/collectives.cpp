@@ -22,6 +22,30 @@ struct Net {
                          bool combine = false) const {
     return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o() + (combine ? p.reduce_ns(n) : 0);
   }
+  struct Ends {
+    std::int64_t send, recv;
+  };
+  // One message, its sender ready at ts and its receiver at tr. Eager: as send_cost and
+  // recv_done. Rendezvous (n > S): the point-to-point engine's rule, since MPICH's collectives
+  // are made of its point-to-point messages: the bytes move once the receiver is there (the
+  // handshake at max(ts + o + L, tr)), the sender returns L + o + (n-1)G after it, the
+  // receiver L + o after the sender. (A Reduce's non-root waited 50 ms for a late root in a
+  // recording of the collectives example where the eager rule gave it 3 ms.)
+  Ends message(std::int64_t ts, std::int64_t tr, std::uint64_t n, bool combine = false) const {
+    const std::int64_t extra = combine ? p.reduce_ns(n) : 0;
+    if (!p.rendezvous(n)) return {ts + send_cost(n), recv_done(tr, ts, n, combine)};
+    const std::int64_t L = p.latency_ns();
+    const std::int64_t send = std::max(ts + o() + L, tr) + L + send_cost(n);
+    return {send, send + L + o() + extra};
+  }
+  // Both partners of a sendrecv-shaped step ready at ti (this one) and tj (its peer, which
+  // receives what this one sends and sends what it receives): when this one is done. Eager,
+  // the receive follows the send (as before); rendezvous, both move at once.
+  std::int64_t sendrecv_done(std::int64_t ti, std::int64_t to, std::int64_t from, std::uint64_t n,
+                             bool combine) const {
+    if (!p.rendezvous(n)) return recv_done(ti + send_cost(n), from, n, combine);
+    return std::max(message(ti, to, n).send, message(from, ti, n, combine).recv);
+  }
 };
 
 // Every rank sends to (i + d) and receives from (i - d), all at once (dissemination,
@@ -31,7 +55,7 @@ void shift_round(Times& t, std::size_t d, std::uint64_t n, const Net& net, bool 
   Times next(p);
   for (std::size_t i = 0; i < p; ++i) {
     const std::size_t from = (i + p - d % p) % p;
-    next[i] = net.recv_done(t[i] + net.send_cost(n), t[from], n, combine);
+    next[i] = net.sendrecv_done(t[i], t[(i + d) % p], t[from], n, combine);
   }
   t.swap(next);
 }
@@ -41,7 +65,7 @@ void exchange_round(Times& t, std::size_t pof2, std::size_t mask, std::uint64_t 
                     bool combine) {
   Times next(t.begin(), t.end());
   for (std::size_t i = 0; i < pof2; ++i)
-    next[i] = net.recv_done(t[i] + net.send_cost(n), t[i ^ mask], n, combine);
+    next[i] = net.sendrecv_done(t[i], t[i ^ mask], t[i ^ mask], n, combine);
   t.swap(next);
 }
 
@@ -59,9 +83,9 @@ void tree_down(Times& t, std::size_t root, const Net& net, Block block) {
       const std::size_t child = v + mask;
       if (child >= p) continue;
       const std::size_t a = abs_rank(v, root, p), c = abs_rank(child, root, p);
-      const std::uint64_t n = block(child, mask);
-      t[c] = net.recv_done(t[c], t[a], n);
-      t[a] += net.send_cost(n);
+      const auto m = net.message(t[a], t[c], block(child, mask));
+      t[c] = m.recv;
+      t[a] = m.send;
     }
   }
 }
@@ -73,9 +97,9 @@ void tree_up(Times& t, std::size_t root, const Net& net, Block block, bool combi
   for (std::size_t mask = 1; mask < p; mask <<= 1) {
     for (std::size_t v = mask; v < p; v += 2 * mask) {
       const std::size_t a = abs_rank(v, root, p), parent = abs_rank(v - mask, root, p);
-      const std::uint64_t n = block(v, mask);
-      t[parent] = net.recv_done(t[parent], t[a], n, combine);
-      t[a] += net.send_cost(n);
+      const auto m = net.message(t[a], t[parent], block(v, mask), combine);
+      t[parent] = m.recv;
+      t[a] = m.send;
     }
   }
 }
@@ -106,8 +130,9 @@ void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
   Times v(pof2);
   std::vector<std::size_t> real(pof2);
   for (std::size_t i = 1; i < 2 * rem; i += 2) {
-    t[i] = net.recv_done(t[i], t[i - 1], bytes, true);
-    t[i - 1] += net.send_cost(bytes);
+    const auto m = net.message(t[i - 1], t[i], bytes, true);
+    t[i] = m.recv;
+    t[i - 1] = m.send;
   }
   for (std::size_t i = 0, k = 0; i < p; ++i) {
     if (i < 2 * rem && i % 2 == 0) continue;
@@ -125,9 +150,9 @@ void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
     exchange_round(v, pof2, mask, sizes[--k], net, false);
   for (std::size_t k = 0; k < pof2; ++k) t[real[k]] = v[k];
   for (std::size_t i = 0; i + 1 < 2 * rem; i += 2) {
-    const std::int64_t sent = t[i + 1];
-    t[i + 1] += net.send_cost(bytes);
-    t[i] = net.recv_done(t[i], sent, bytes);
+    const auto m = net.message(t[i + 1], t[i], bytes);
+    t[i + 1] = m.send;
+    t[i] = m.recv;
   }
 }
 

@@ -16,16 +16,21 @@
 
 #include "encore/event_format.hpp"
 #include "encore/event_reader.hpp"
+#include "encore/predict/clock_offsets.hpp"
 #include "encore/predict/collectives.hpp"
 #include "encore/rank_context.hpp"
 
 namespace encore::predict {
 namespace {
 
+// With an even count, the mean of the middle two: the upper one alone took the larger of two
+// reductions' gammas (the collectives example has exactly two above S).
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
 }
 
 // A rendezvous pair's transfer time (n-1)G under the engine's rule: the data moves once the
@@ -126,12 +131,12 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   std::pair<Envelope, std::deque<SendSample>*> last_sends{};
   std::uint64_t groups = 0;  // completing calls seen (RecvSample::group)
   const std::size_t max_irecvs = max_irecvs_per_rank(manifest.nprocs);
+  const ClockOffsets clocks(manifest);
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
     std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
     std::unordered_map<std::uint64_t, PendingRecv> irecvs;
     std::int64_t polling_since = -1;  // the current run of unsuccessful Test* calls began
     std::size_t followed = 0;         // Irecvs followed on this rank
-    const std::int64_t offset = r < manifest.ranks.size() ? manifest.ranks[r].clock_offset_ns : 0;
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
     Event ev;
@@ -139,7 +144,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       const CallClass& c = classify(ev.function);
       // Pairs compare two ranks' moments: uncorrected times, since what a receive waited for
       // is the sender's wall clock, the capture's work on either side included.
-      const std::int64_t raw_start = static_cast<std::int64_t>(ev.raw_start_ns) + offset;
+      // (The offset at that time: two ranks' clocks drift apart over a run.)
+      const auto local_start = static_cast<std::int64_t>(ev.raw_start_ns);
+      const std::int64_t raw_start = local_start + clocks.at(r, local_start);
       // Peers as world ranks; the communicator's id is the same on every rank of an SPMD
       // program, which is what the pairing below assumes.
       // (Looked up only for the calls measured below: most of a trace is waits and polls.)

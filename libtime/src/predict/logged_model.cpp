@@ -111,7 +111,6 @@ struct Collective {
 };
 
 struct RankState : RankCursor {
-  Time offset = 0;
   CommTable comms;
   std::optional<RankContext> ctx;
   std::unordered_map<std::uint64_t, Request> requests;
@@ -144,15 +143,15 @@ bool waits_on_arrival(CollKind kind, bool large, bool root) {
 class Compensated {
  public:
   Compensated(std::vector<std::unique_ptr<RankFeed>>& feeds, const LogGPSParams& p,
-              const std::vector<Time>& offsets, PredictSink& sink)
+              const ClockOffsets& clocks, PredictSink& sink)
       : p_(p),
+        clocks_(clocks),
         sink_(sink),
         registry_(static_cast<std::uint32_t>(feeds.size())),
         ranks_(feeds.size()),
         sched_(ranks_) {
     for (std::uint32_t r = 0; r < feeds.size(); ++r) {
       ranks_[r].feed = feeds[r].get();
-      ranks_[r].offset = r < offsets.size() ? offsets[r] : 0;
       ranks_[r].comms = CommTable(r, registry_);
       ranks_[r].ctx.emplace(r, static_cast<std::uint32_t>(feeds.size()));
     }
@@ -421,7 +420,8 @@ class Compensated {
     const Time d = static_cast<Time>(ev.end_ns - ev.start_ns);
     if (!s.posted) {
       s.posted = true;
-      s.start = {static_cast<Time>(ev.raw_start_ns) + s.offset, s.t + s.compute};
+      const auto raw = static_cast<Time>(ev.raw_start_ns);
+      s.start = {raw + clocks_.at(rank, raw), s.t + s.compute};
       s.rec_end = s.start.rec + d;
       post(rank);
     }
@@ -454,6 +454,7 @@ class Compensated {
   }
 
   const LogGPSParams& p_;
+  const ClockOffsets& clocks_;
   PredictSink& sink_;
   CommRegistry registry_;
   std::vector<RankState> ranks_;
@@ -466,9 +467,9 @@ class Compensated {
 }  // namespace
 
 LoggedStats run_compensated(std::vector<std::unique_ptr<RankFeed>>& feeds,
-                            const LogGPSParams& params,
-                            const std::vector<std::int64_t>& clock_offsets, PredictSink& sink) {
-  return Compensated(feeds, params, clock_offsets, sink).run();
+                            const LogGPSParams& params, const ClockOffsets& clocks,
+                            PredictSink& sink) {
+  return Compensated(feeds, params, clocks, sink).run();
 }
 
 }  // namespace encore::predict

@@ -159,12 +159,12 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
 }
 
 TraceRankFeed::TraceRankFeed(const TraceDir& capture, std::uint32_t rank,
-                             std::int64_t clock_offset_ns, std::uint32_t nprocs,
+                             const ClockOffsets* clocks, std::uint32_t nprocs,
                              std::optional<std::filesystem::path> profile_events,
                              const ComputeScale* scale, const LogGPSParams* params)
     : capture_(capture.events_path(rank)),
       rank_(rank),
-      offset_(clock_offset_ns),
+      clocks_(clocks),
       scale_(scale),
       params_(params),
       ctx_(rank, nprocs) {
@@ -180,7 +180,10 @@ TraceRankFeed::TraceRankFeed(const TraceDir& capture, std::uint32_t rank,
                                          it == scale->stalls.end() ? nullptr : &it->second);
   }
   have_first_ = capture_.next(first_);
-  if (have_first_) first_start_ = static_cast<std::int64_t>(first_.start_ns) + offset_;
+  if (have_first_) {
+    const auto start = static_cast<std::int64_t>(first_.start_ns);
+    first_start_ = start + offset(start);
+  }
 }
 
 TraceRankFeed::~TraceRankFeed() = default;
@@ -238,7 +241,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   recorded_.compute_ns += captured_gap;
   recorded_.wait_ns += wait;
   recorded_.comm_ns += d - wait;
-  recorded_.end_ns = static_cast<std::int64_t>(ev.end_ns) + offset_ - base_;
+  const auto end = static_cast<std::int64_t>(ev.end_ns);
+  recorded_.end_ns = end + offset(end) - base_;
   ++recorded_.events;
   return true;
 }

@@ -1,7 +1,8 @@
 // Collective operations re-timed in LogGPS terms by the algorithm MPICH would pick: each
 // algorithm is a sequence of point-to-point rounds, a message of n bytes costing the sender
 // o + (n-1)G and reaching its receiver L later, where it costs o more (and n gamma more where a
-// reduction combines it: Reduce, Allreduce, Reduce_scatter, Scan).
+// reduction combines it: Reduce, Allreduce, Reduce_scatter, Scan). Above S a message is a
+// rendezvous, as in the engine: it moves once its receiver is there, and its sender waits.
 #pragma once
 
 #include <cstdint>

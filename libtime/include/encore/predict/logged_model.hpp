@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "encore/predict/clock_offsets.hpp"
 #include "encore/predict/feed.hpp"
 #include "encore/predict/loggps_engine.hpp"
 #include "encore/predict/loggps_params.hpp"
@@ -27,11 +28,11 @@ struct LoggedStats : EngineStats {
   std::uint64_t released = 0;  // calls let go without their gates (see above)
 };
 
-// `clock_offsets[r]` puts rank r's recorded times on the common clock (manifest
-// clock_offset_ns; missing entries count as 0). `params` decides which sends are rendezvous and
-// splits durations into cost and wait for the sink, as in run_logged.
+// `clocks` puts rank r's recorded times on the common clock (the manifest's offset at each
+// time, or a constant per rank; missing ranks count as 0). `params` decides which sends are
+// rendezvous and splits durations into cost and wait for the sink, as in run_logged.
 LoggedStats run_compensated(std::vector<std::unique_ptr<RankFeed>>& feeds,
-                            const LogGPSParams& params,
-                            const std::vector<std::int64_t>& clock_offsets, PredictSink& sink);
+                            const LogGPSParams& params, const ClockOffsets& clocks,
+                            PredictSink& sink);
 
 }  // namespace encore::predict

@@ -6,7 +6,7 @@
 // showed (per call site where the call sites match, else overall: the "representative PU"
 // idea of VIPPES). Both traces hold
 // overhead-corrected times, so the correction applies alike to capture and replay. Clock
-// offsets from the capture align the ranks' starts.
+// offsets from the capture (at each time, clock_offsets.hpp) align the ranks' timelines.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 
 #include "encore/event_reader.hpp"
 #include "encore/manifest.hpp"
+#include "encore/predict/clock_offsets.hpp"
 #include "encore/predict/feed.hpp"
 #include "encore/predict/loggps_params.hpp"
 #include "encore/predict/stall_spread.hpp"
@@ -77,8 +78,9 @@ class AlignedCompute;
 class TraceRankFeed : public RankFeed {
  public:
   // `profile` empty: compute inferred through `scale`. A replayed rank's segments get the
-  // stalls as scale->stalls says for the rank (as measured where it has no entry).
-  TraceRankFeed(const TraceDir& capture, std::uint32_t rank, std::int64_t clock_offset_ns,
+  // stalls as scale->stalls says for the rank (as measured where it has no entry). `clocks`
+  // null: no offsets (every rank on one clock).
+  TraceRankFeed(const TraceDir& capture, std::uint32_t rank, const ClockOffsets* clocks,
                 std::uint32_t nprocs, std::optional<std::filesystem::path> profile_events,
                 const ComputeScale* scale, const LogGPSParams* params);
   ~TraceRankFeed() override;
@@ -95,10 +97,13 @@ class TraceRankFeed : public RankFeed {
   std::string problem() const;
 
  private:
+  std::int64_t offset(std::int64_t local_ns) const {
+    return clocks_ ? clocks_->at(rank_, local_ns) : 0;
+  }
   RankEventReader capture_;
   std::optional<RankEventReader> replay_;
   std::uint32_t rank_;
-  std::int64_t offset_;
+  const ClockOffsets* clocks_;
   const ComputeScale* scale_;
   const LogGPSParams* params_;
   RankContext ctx_;
