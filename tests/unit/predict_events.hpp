@@ -13,6 +13,7 @@
 #include "encore/event_format.hpp"
 #include "encore/manifest.hpp"
 #include "encore/predict/feed.hpp"
+#include "encore/predict/loggps_params.hpp"
 
 namespace encore::testing {
 
@@ -47,6 +48,24 @@ inline ArgValue& role_arg(Event& e, Role role, int nth = 0) {
   for (std::size_t i = 0; i < params.size(); ++i)
     if (params[i].role == role && nth-- == 0) return e.args[i];
   throw std::logic_error("no such role");
+}
+
+// The logged model's small round parameters (L 1000, o 100, G 1, S 1000 ns and bytes).
+inline predict::LogGPSParams round_params() {
+  predict::LogGPSParams p;
+  p.L = 1000;
+  p.o = 100;
+  p.G = 1;
+  p.S = 1000;
+  return p;
+}
+
+// `e` as recorded: uncorrected start `raw` on its rank's clock, `dur` ns long.
+inline Event recorded_at(Event e, std::uint64_t raw, std::uint64_t dur) {
+  e.raw_start_ns = raw;
+  e.start_ns = raw;
+  e.end_ns = raw + dur;
+  return e;
 }
 
 inline Event send(std::uint16_t f, std::int64_t dest, std::int64_t tag, std::uint64_t bytes) {

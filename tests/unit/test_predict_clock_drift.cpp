@@ -44,23 +44,6 @@ TEST(PredictClockOffsets, FollowTheManifestsEstimatesOrConstants) {
   EXPECT_EQ(constant.at(2, 900'000), 0);
 }
 
-predict::LogGPSParams params() {
-  predict::LogGPSParams p;
-  p.L = 1000;
-  p.o = 100;
-  p.G = 1;
-  p.S = 1000;
-  return p;
-}
-
-// `e` as recorded: uncorrected start `raw` on its rank's clock, `dur` ns long.
-Event at(Event e, std::uint64_t raw, std::uint64_t dur) {
-  e.raw_start_ns = raw;
-  e.start_ns = raw;
-  e.end_ns = raw + dur;
-  return e;
-}
-
 TEST(PredictClockOffsets, TheLoggedModelGatesOnTheOffsetAtEachTime) {
   // Rank 0 sends at 900'000 (its clock is rank 0's). Rank 1's receive ran 890'000 .. 892'000
   // on its clock: 898'900 .. 900'900 on rank 0's with the offset at its start (8900), so it
@@ -72,19 +55,19 @@ TEST(PredictClockOffsets, TheLoggedModelGatesOnTheOffsetAtEachTime) {
   drift(m);
   const auto steps = [] {
     return std::vector<std::vector<Step>>{
-        {{at(send(fn::Send, 1, 0, 8), 900'000, 10), 950'000}},
-        {{at(recv(fn::Recv, 0, 0, 0, 8), 890'000, 2000), 890'000}}};
+        {{recorded_at(send(fn::Send, 1, 0, 8), 900'000, 10), 950'000}},
+        {{recorded_at(recv(fn::Recv, 0, 0, 0, 8), 890'000, 2000), 890'000}}};
   };
   {
     auto f = feeds(steps());
     KeepSink sink;
-    predict::run_compensated(f, params(), predict::ClockOffsets(m), sink);
+    predict::run_compensated(f, round_params(), predict::ClockOffsets(m), sink);
     EXPECT_EQ(sink.calls[1][0].end, 950'900);
   }
   {
     auto f = feeds(steps());
     KeepSink sink;
-    predict::run_compensated(f, params(), std::vector<std::int64_t>{0, 0}, sink);
+    predict::run_compensated(f, round_params(), std::vector<std::int64_t>{0, 0}, sink);
     EXPECT_EQ(sink.calls[1][0].end, 892'000);
   }
 }
