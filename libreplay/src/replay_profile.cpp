@@ -469,6 +469,8 @@ std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
     schedstat_fd_ = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     stall_source_ = schedstat_fd_ >= 0 ? kStallSchedstat : kStallClocks;
     mark_ = waited();
+    cpu_clock_ok_ = pthread_getcpuclockid(self, &cpu_clock_) == 0;
+    if (cpu_clock_ok_) cpu_at_mark_ = clock_ns(cpu_clock_);
     return 0;
   }
   // Only the first calling thread is measured: another's counters say nothing of its interval
@@ -485,6 +487,15 @@ std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
   }
   mark_ = w;
   return stall;
+}
+
+std::uint64_t ReplayProfile::stall_cpu_ns() const noexcept {
+  // The thread's clock cannot be read once it has exited: the sum of schedstat's steps then.
+  timespec ts{};
+  if (!cpu_clock_ok_ || clock_gettime(cpu_clock_, &ts) != 0) return stall_ran_ns_;
+  const std::uint64_t now = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+                            static_cast<std::uint64_t>(ts.tv_nsec);
+  return now > cpu_at_mark_ ? now - cpu_at_mark_ : stall_ran_ns_;
 }
 
 void ReplayProfile::fail(const std::string& what) noexcept {
@@ -516,7 +527,7 @@ void ReplayProfile::close(RankStatus status) noexcept {
     manifest_.raw["replay"]["stall"] = {{"source", stall_source_},
                                         {"segments_ns", total_segment_stall_ns_},
                                         {"calls_ns", call_stall_ns_},
-                                        {"cpu_ns", stall_ran_ns_},
+                                        {"cpu_ns", stall_cpu_ns()},
                                         {"reads", stall_reads_}};
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {

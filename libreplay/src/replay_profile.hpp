@@ -22,6 +22,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <time.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -116,6 +117,8 @@ class ReplayProfile {
     std::uint64_t ran = 0, waited = 0;
   };
   Waited waited() noexcept;
+  // The measured thread's CPU time from the first read to now (`replay.stall.cpu_ns`).
+  std::uint64_t stall_cpu_ns() const noexcept;
 
   std::filesystem::path dir_;
   Manifest manifest_;
@@ -164,6 +167,11 @@ class ReplayProfile {
   std::uint64_t total_segment_stall_ns_ = 0, call_stall_ns_ = 0, stall_reads_ = 0;
   Waited mark_;                     // waited() at the last read
   std::uint64_t stall_ran_ns_ = 0;  // CPU time between the first read and the last
+  // The measured thread's own CPU clock, read at the first mark and at close: schedstat's
+  // CPU time moves only at ticks and switches, so a short replay could read none.
+  clockid_t cpu_clock_ = CLOCK_THREAD_CPUTIME_ID;
+  bool cpu_clock_ok_ = false;
+  std::uint64_t cpu_at_mark_ = 0;
   int schedstat_fd_ = -1;
   const char* stall_source_ = kStallSchedstat;
   pthread_t mark_thread_{};  // the thread measured (the first to call)
