@@ -41,9 +41,10 @@ std::size_t add_stall(std::byte* body, std::size_t n, std::uint64_t stall_ns) no
   return n;
 }
 
+// 0 where the clock cannot be read (a thread's CPU clock after the thread has exited).
 std::uint64_t clock_ns(clockid_t id) noexcept {
   timespec ts{};
-  clock_gettime(id, &ts);
+  if (clock_gettime(id, &ts) != 0) return 0;
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
@@ -490,11 +491,9 @@ std::uint64_t ReplayProfile::stall_since_mark(std::uint64_t now) noexcept {
 }
 
 std::uint64_t ReplayProfile::stall_cpu_ns() const noexcept {
-  // The thread's clock cannot be read once it has exited: the sum of schedstat's steps then.
-  timespec ts{};
-  if (!cpu_clock_ok_ || clock_gettime(cpu_clock_, &ts) != 0) return stall_ran_ns_;
-  const std::uint64_t now = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-                            static_cast<std::uint64_t>(ts.tv_nsec);
+  // The thread's clock cannot be read once it has exited (clock_ns gives 0): the sum of
+  // schedstat's steps then.
+  const std::uint64_t now = cpu_clock_ok_ ? clock_ns(cpu_clock_) : 0;
   return now > cpu_at_mark_ ? now - cpu_at_mark_ : stall_ran_ns_;
 }
 
