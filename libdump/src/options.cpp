@@ -98,6 +98,7 @@ Options Options::from_environment() {
   o.send_hashes = read_flag("ENCORE_SEND_HASH", true);
   o.quiet = read_flag("ENCORE_QUIET", false);
   o.disabled = read_flag("ENCORE_DISABLE", false);
+  o.lean = read_flag("ENCORE_LEAN", true);
   return o;
 }
 

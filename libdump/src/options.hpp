@@ -32,6 +32,8 @@ struct Options {
   bool shared_clock = true;  // ENCORE_CLOCK_SYNC=auto|round-trips (clock_sync.hpp)
   bool quiet = false;        // ENCORE_QUIET=1: no summary line
   bool disabled = false;     // ENCORE_DISABLE=1: pass every call straight through
+  // ENCORE_LEAN=0: every call through a Call (no lean polls, no light calls; for tests)
+  bool lean = true;
 
   // Reads the environment; a malformed value is reported on stderr and the default kept.
   static Options from_environment();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "light_record.hpp"
+
 #include "encore/varint.hpp"
 
 namespace encore::dump {
@@ -52,6 +54,12 @@ void TimeEncoder::encode(const RawTimes& r, std::byte* out[3]) noexcept {
   const std::uint64_t n1 = clk.to_ns(r.t1);
   emit(t3, r.t0 ? clk.to_ns(r.t0) : n1, n1, clk.to_ns(r.t2), out);
   prev_lean_ = false;
+}
+
+// A light call is timed as the Call path times it, with no pre-work.
+void TimeEncoder::encode(const LightTimes& r, std::byte* out[3]) noexcept {
+  constexpr std::uint64_t kPrev = RawTimes::kPrevMeasured | RawTimes::kPrevLightSample;
+  encode(RawTimes{r.flags & kPrev, r.prev_t3, 0, r.t1, r.t2}, out);
 }
 
 // A lean poll had no pre-work; its own tail, when sampled, is the next event's measured t3.

@@ -25,6 +25,8 @@ struct RawTimes {
   // The record is a LeanTimes (a repeat written by the lean poll path), not a RawTimes.
   static constexpr std::uint64_t kLean = 8;
   static constexpr std::uint64_t kLeanSample = 16;  // LeanTimes::t3 holds its measured tail
+  // The record is a LightTimes (light_record.hpp): a light call whose body the writer encodes.
+  static constexpr std::uint64_t kLight = 32;
   static constexpr unsigned kRepeatLenShift = 8;
   static constexpr unsigned kRepeatAtShift = 32;
   static constexpr std::uint64_t kRepeatMaxLen = std::uint64_t{1} << 24;
@@ -58,8 +60,11 @@ static_assert(sizeof(LeanTimes) == kLeanTimesBytes && sizeof(RawTimes) == 40);
 
 // The size of the record whose first word (its flags) is `flags`.
 inline std::size_t times_record_bytes(std::uint64_t flags) noexcept {
-  return (flags & RawTimes::kLean) ? sizeof(LeanTimes) : sizeof(RawTimes);
+  if (flags & RawTimes::kLean) return sizeof(LeanTimes);
+  return (flags & RawTimes::kLight) ? kLightTimesBytes : sizeof(RawTimes);
 }
+
+struct LightTimes;
 
 // Writer side: the per-thread state that turns raw records into the three timing fields,
 // in the order the thread made the calls.
@@ -77,6 +82,7 @@ class TimeEncoder {
   // advanced), and moves on to the next event.
   void encode(const RawTimes& r, std::byte* out[3]) noexcept;
   void encode(const LeanTimes& r, std::byte* out[3]) noexcept;
+  void encode(const LightTimes& r, std::byte* out[3]) noexcept;
 
   std::uint64_t end_ns() const noexcept { return last_end_ns_; }  // corrected end so far
   std::uint64_t overhead_ns() const noexcept { return overhead_ns_; }

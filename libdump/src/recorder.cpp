@@ -142,8 +142,10 @@ ThreadStream* Recorder::register_thread() {
                  rank);
   }
   // The lean poll path reads the TSC itself, and records no per-call extras.
-  s->lean_allowed = clock.source() == ClockSource::tsc && !call_extras;
+  s->lean_allowed = options.lean && clock.source() == ClockSource::tsc && !call_extras;
   s->plain = clock.source() == ClockSource::tsc && !counters_on && !multiple;
+  // The light calls' lean path (LightCall) reads the TSC and takes no lock.
+  s->light_allowed = s->lean_allowed && s->plain;
   s->set_extras_every_call(call_extras);
   threads_.push_back(std::move(stream));
   s->on_seal = [w = writer.get()] { w->notify(); };

@@ -21,6 +21,8 @@ namespace encore::dump {
 // how many polls it has, each a kLeanTimesBytes record and a 2-byte repeat head.
 constexpr std::size_t kLeanTimesBytes = 32;
 constexpr std::size_t kLeanBodyBytes = 2;
+// A light call recorded without a Call (LightCall, light_record.hpp): one record, no body bytes.
+constexpr std::size_t kLightTimesBytes = 80;
 constexpr unsigned kRunCountBits = 20;
 constexpr std::uint64_t kRunMaxPolls = (std::uint64_t{1} << kRunCountBits) - 1;
 

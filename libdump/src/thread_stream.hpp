@@ -59,6 +59,18 @@ class ThreadStream {
     ev_->publish({ev_used_, events_, payload_, ev_times_});
   }
 
+  // Light calls (LightCall): a LightTimes record in the times region and nothing in the body
+  // region (the writer encodes the body). After lean_fold().
+  bool light_fits() const noexcept { return ev_times_ + kLightTimesBytes <= times_cap_; }
+  std::byte* light_cursor() noexcept { return times_ + ev_times_; }
+  void commit_light() noexcept {
+    ev_times_ += kLightTimesBytes;
+    ++events_;
+    ev_->publish({ev_used_, events_, payload_, ev_times_});
+  }
+  // Whether `n` payload bytes fit the current payload segment (no roll, hence no stall).
+  bool payload_fits(std::size_t n) const noexcept { return pl_used_ + n <= pl_->capacity(); }
+
   // Appends payload bytes; returns where they start in the payload stream.
   std::uint64_t append_payload(std::span<const std::byte> bytes) {
     if (pl_used_ + bytes.size() > pl_->capacity()) return append_payload_split(bytes);
@@ -105,7 +117,8 @@ class ThreadStream {
     unsigned calls = 63;  // lean polls since the last sampled one (the first is sampled)
   };
   LeanRun lean;
-  bool lean_allowed = false;  // TSC clock, no per-call extras (Recorder::register_thread)
+  bool lean_allowed = false;   // TSC clock, no per-call extras (Recorder::register_thread)
+  bool light_allowed = false;  // lean_allowed and plain: the light calls' lean path
   // TSC clock, no PAPI counters, not MPI_THREAD_MULTIPLE: a Call's begin() and end() read the
   // TSC and nothing else (Recorder::register_thread).
   bool plain = false;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "segment_records.hpp"
+
 #include "encore/clock.hpp"
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
@@ -103,49 +105,6 @@ void TraceWriter::drain(bool tails) {
 
 namespace {
 
-// The bodies of the events from `from` to `to`, as one or two pieces. A chunk that starts
-// inside a run of repeated failed polls (format 1.2) starts with the run's template instead of
-// the first repeat head, so that every chunk decodes on its own; the template is earlier in
-// the same segment (a run never crosses segments).
-struct BodyParts {
-  std::span<const std::byte> part[2];
-  const std::span<const std::byte>* begin() const noexcept { return part; }
-  const std::span<const std::byte>* end() const noexcept { return part + 2; }
-};
-BodyParts event_bodies(const Segment& s, const Mark& from, const Mark& to,
-                       std::uint64_t first_flags) noexcept {
-  const std::byte* body = s.body_data();
-  if (to.times > from.times && RawTimes::repeat(first_flags))
-    return {{{body + RawTimes::repeat_at(first_flags), RawTimes::repeat_len(first_flags)},
-             {body + from.bytes + 2, to.bytes - from.bytes - 2}}};
-  return {{{body + from.bytes, to.bytes - from.bytes}, {}}};
-}
-
-// Calls `each` with every record from `p` to `end` in turn (a RawTimes, or a LeanTimes from
-// the lean poll path: the first word, the flags, says which), each copied out whole first.
-// Returns the first record's flags.
-template <class Each>
-std::uint64_t for_each_record(const std::byte* p, const std::byte* end, Each each) {
-  std::uint64_t first = 0;
-  for (bool at_first = true; p < end; at_first = false) {
-    std::uint64_t flags;
-    std::memcpy(&flags, p, sizeof flags);
-    if (at_first) first = flags;
-    if (flags & RawTimes::kLean) {
-      LeanTimes r;
-      std::memcpy(&r, p, sizeof r);
-      p += sizeof r;
-      each(r);
-    } else {
-      RawTimes r;
-      std::memcpy(&r, p, sizeof r);
-      p += sizeof r;
-      each(r);
-    }
-  }
-  return first;
-}
-
 // The normal layout: each timing field in its own column (see event_format.hpp), encoded here
 // from the raw times the application thread left.
 void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
@@ -156,9 +115,8 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
   for (auto& c : columns)
     if (c.size() < need) c.resize(need);
   std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
-  const std::uint64_t first =
-      for_each_record(s.times_data() + from.times, s.times_data() + to.times,
-                      [&](const auto& r) { enc.encode(r, cursor); });
+  for_each_record(s.times_data() + from.times, s.times_data() + to.times,
+                  [&](const auto& r) { enc.encode(r, cursor); });
   std::span<const std::byte> used[3];
   for (unsigned i = 0; i < 3; ++i)
     used[i] = {columns[i].data(), static_cast<std::size_t>(cursor[i] - columns[i].data())};
@@ -167,29 +125,57 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
   w.put_u8(event_format::kSplitTimes);
   for (const auto& c : used) w.put_uvarint(c.size());
   for (const auto& c : used) w.put_bytes(c);
-  for (const auto& part : event_bodies(s, from, to, first)) w.put_bytes(part);
+  for_each_body(s, from, to, [&](std::span<const std::byte> piece) { w.put_bytes(piece); });
 }
 
-// The interleaved layout a crash handler writes, which cannot allocate: the raw times are
-// encoded over themselves (an event's three varints are shorter than either record, and each
-// record is copied out before they are written). Returns the encoded length.
-std::size_t interleave_in_place(Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
-                                std::uint64_t& first) noexcept {
-  static_assert(3 * kMaxVarintBytes <= sizeof(LeanTimes) && sizeof(LeanTimes) <= sizeof(RawTimes));
-  std::byte* base = s.times_data() + from.times;
-  std::byte* out = base;
-  first = for_each_record(base, s.times_data() + to.times, [&](const auto& r) {
+// The interleaved layout a crash handler writes: a prefix (the layout and the times' length),
+// each event's three timing varints, then the bodies. It cannot allocate, so the chunk is
+// never gathered in memory: `emit` gets it piece by piece, the times encoded by `enc` (a copy
+// for the passes that only measure or hash it) and the light calls' bodies on the stack.
+template <class Emit>
+void times_pieces(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc, Emit emit) {
+  for_each_record(s.times_data() + from.times, s.times_data() + to.times, [&](const auto& r) {
     std::byte tmp[3][kMaxVarintBytes];
     std::byte* cursor[3] = {tmp[0], tmp[1], tmp[2]};
     enc.encode(r, cursor);
-    for (unsigned i = 0; i < 3; ++i) {
-      const auto len = static_cast<std::size_t>(cursor[i] - tmp[i]);
-      std::memcpy(out, tmp[i], len);
-      out += len;
-    }
+    for (unsigned i = 0; i < 3; ++i)
+      emit(std::span<const std::byte>(tmp[i], static_cast<std::size_t>(cursor[i] - tmp[i])));
   });
-  return static_cast<std::size_t>(out - base);
 }
+template <class Emit>
+void interleaved_pieces(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
+                        std::size_t times_bytes, Emit emit) {
+  std::byte prefix[1 + kMaxVarintBytes];
+  prefix[0] = std::byte{event_format::kInterleavedTimes};
+  emit(std::span<const std::byte>(prefix, 1 + encode_uvarint(times_bytes, prefix + 1)));
+  times_pieces(s, from, to, enc, emit);
+  for_each_body(s, from, to, emit);
+}
+
+// Gathers small pieces into writes of a few KiB (a crash handler's chunk is mostly varints).
+class FdWriter {
+ public:
+  explicit FdWriter(int fd) noexcept : fd_(fd) {}
+  void put(std::span<const std::byte> piece) noexcept {
+    if (used_ + piece.size() > sizeof buf_) flush();
+    if (piece.size() > sizeof buf_) {
+      if (ok_) ok_ = write_fully(fd_, piece) == 0;
+      return;
+    }
+    std::memcpy(buf_ + used_, piece.data(), piece.size());
+    used_ += piece.size();
+  }
+  void flush() noexcept {
+    if (ok_ && used_) ok_ = write_fully(fd_, {buf_, used_}) == 0;
+    used_ = 0;
+  }
+
+ private:
+  int fd_;
+  bool ok_ = true;
+  std::size_t used_ = 0;
+  std::byte buf_[4096];
+};
 
 }  // namespace
 
@@ -343,28 +329,42 @@ void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
   h.base = ev ? st.times.end_ns() : 0;
   h.count = ev ? static_cast<std::uint32_t>(upto.events - done.events) : 0;
   h.aux = ev ? done.payload : 0;
-  std::byte prefix[1 + kMaxVarintBytes];
-  std::span<const std::byte> parts[4];
-  std::size_t nparts = 1;
-  if (ev) {
-    std::uint64_t first = 0;
-    const std::size_t times = interleave_in_place(*s, done, upto, st.times, first);
-    prefix[0] = std::byte{event_format::kInterleavedTimes};
-    parts[0] = {prefix, 1 + encode_uvarint(times, prefix + 1)};
-    parts[1] = {s->times_data() + done.times, times};
-    const BodyParts bodies = event_bodies(*s, done, upto, first);
-    parts[2] = bodies.part[0];
-    parts[3] = bodies.part[1];
-    nparts = 4;
-  } else {
-    parts[0] = {s->data() + done.bytes, upto.bytes - done.bytes};
-  }
-  const std::span<const std::span<const std::byte>> pieces(parts, nparts);
-  std::byte header[kChunkHeaderSize];
-  if (!write_raw_chunk_header(h, pieces, header)) return;
   const int fd = ev ? events_.fd() : payload_.fd();
+  std::byte header[kChunkHeaderSize];
+  if (!ev) {
+    const std::span<const std::byte> data(s->data() + done.bytes, upto.bytes - done.bytes);
+    if (!write_raw_chunk_header(h, data, header)) return;
+    if (write_fully(fd, {header, kChunkHeaderSize}) == 0) write_fully(fd, data);
+    done = upto;
+    return;
+  }
+  // Three passes over copies of the time encoder (the times' length, the chunk's, its
+  // checksum), then the write, which moves the stream's encoder on.
+  std::size_t times_bytes = 0;
+  {
+    TimeEncoder enc = st.times;
+    times_pieces(*s, done, upto, enc,
+                 [&](std::span<const std::byte> piece) { times_bytes += piece.size(); });
+  }
+  std::size_t size = 0;
+  {
+    TimeEncoder enc = st.times;
+    interleaved_pieces(*s, done, upto, enc, times_bytes,
+                       [&](std::span<const std::byte> piece) { size += piece.size(); });
+  }
+  RawChunkHeader checksum;
+  if (!checksum.start(h, size, header)) return;
+  {
+    TimeEncoder enc = st.times;
+    interleaved_pieces(*s, done, upto, enc, times_bytes,
+                       [&](std::span<const std::byte> piece) { checksum.add(piece); });
+  }
+  checksum.finish(header);
   if (write_fully(fd, {header, kChunkHeaderSize}) == 0) {
-    for (const auto& piece : pieces) write_fully(fd, piece);
+    FdWriter out(fd);
+    interleaved_pieces(*s, done, upto, st.times, times_bytes,
+                       [&](std::span<const std::byte> piece) { out.put(piece); });
+    out.flush();
   }
   done = upto;
 }

@@ -220,6 +220,11 @@ def status_encoder(name):
     return STATUS_ENCODERS.get(base_name(name))
 
 
+# Light calls with a lean path (LightCall, libdump/src/light_call.hpp): the shim records a
+# send or receive of a few bytes of a contiguous type without a Call.
+LIGHT_CALLS = {"MPI_Send": "send", "MPI_Recv": "recv"}
+
+
 # Polls that come in runs of identical failed calls (format 1.2, Call::repeat_poll, LeanPoll):
 # when the call found nothing, and two words (plus, for the array forms, the request array as
 # the caller passed it) that determine its arguments exactly, statuses ignored or not

@@ -91,13 +91,29 @@ std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header
   return XXH64_digest(&state);
 }
 
-std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header,
-                             std::span<const std::span<const std::byte>> stored_parts) noexcept {
-  XXH64_state_t state;
-  XXH64_reset(&state, 0);
-  XXH64_update(&state, header.data(), kChecksumOffset);
-  for (const auto& part : stored_parts) XXH64_update(&state, part.data(), part.size());
-  return XXH64_digest(&state);
+static_assert(sizeof(XXH64_state_t) <= 96 && alignof(XXH64_state_t) <= 16);
+
+bool RawChunkHeader::start(const ChunkHeader& fields, std::size_t size,
+                           std::byte (&out)[kChunkHeaderSize]) noexcept {
+  if (size > kMaxChunkBytes) return false;
+  ChunkHeader h = fields;
+  h.codec = Codec::raw;
+  h.stored_size = h.raw_size = static_cast<std::uint32_t>(size);
+  h.checksum = 0;
+  encode_header(h, std::span<std::byte, kChunkHeaderSize>(out));
+  auto* state = reinterpret_cast<XXH64_state_t*>(state_);
+  XXH64_reset(state, 0);
+  XXH64_update(state, out, kChecksumOffset);
+  return true;
+}
+
+void RawChunkHeader::add(std::span<const std::byte> piece) noexcept {
+  XXH64_update(reinterpret_cast<XXH64_state_t*>(state_), piece.data(), piece.size());
+}
+
+void RawChunkHeader::finish(std::byte (&out)[kChunkHeaderSize]) noexcept {
+  store_le<std::uint64_t>(out + kChecksumOffset,
+                          XXH64_digest(reinterpret_cast<XXH64_state_t*>(state_)));
 }
 
 bool write_raw_chunk_header(const ChunkHeader& fields,
@@ -105,28 +121,16 @@ bool write_raw_chunk_header(const ChunkHeader& fields,
                             std::byte (&out)[kChunkHeaderSize]) noexcept {
   std::size_t size = 0;
   for (const auto& part : parts) size += part.size();
-  if (size > kMaxChunkBytes) return false;
-  ChunkHeader h = fields;
-  h.codec = Codec::raw;
-  h.stored_size = h.raw_size = static_cast<std::uint32_t>(size);
-  h.checksum = 0;
-  std::span<std::byte, kChunkHeaderSize> bytes(out);
-  encode_header(h, bytes);
-  store_le<std::uint64_t>(out + kChecksumOffset, chunk_checksum(bytes, parts));
+  RawChunkHeader h;
+  if (!h.start(fields, size, out)) return false;
+  for (const auto& part : parts) h.add(part);
+  h.finish(out);
   return true;
 }
 
 bool write_raw_chunk_header(const ChunkHeader& fields, std::span<const std::byte> data,
                             std::byte (&out)[kChunkHeaderSize]) noexcept {
-  if (data.size() > kMaxChunkBytes) return false;
-  ChunkHeader h = fields;
-  h.codec = Codec::raw;
-  h.stored_size = h.raw_size = static_cast<std::uint32_t>(data.size());
-  h.checksum = 0;
-  std::span<std::byte, kChunkHeaderSize> bytes(out);
-  encode_header(h, bytes);
-  store_le<std::uint64_t>(out + kChecksumOffset, chunk_checksum(bytes, data));
-  return true;
+  return write_raw_chunk_header(fields, std::span<const std::span<const std::byte>>(&data, 1), out);
 }
 
 std::vector<std::byte> make_trailer(std::uint64_t data_chunks, std::span<const std::byte> body) {

@@ -57,10 +57,6 @@ bool parse_header(std::span<const std::byte, kChunkHeaderSize> in, ChunkHeader& 
 std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header,
                              std::span<const std::byte> stored) noexcept;
 
-// The same over stored bytes given in pieces (concatenated in order).
-std::uint64_t chunk_checksum(std::span<const std::byte, kChunkHeaderSize> header,
-                             std::span<const std::span<const std::byte>> stored_parts) noexcept;
-
 // For crash handlers: fills `out` with a complete raw-codec header for
 // `data` (sizes and checksum computed; kind, thread, seq, first, base, count,
 // aux taken from `fields`). Pure, allocation-free, async-signal-safe. Returns
@@ -72,6 +68,21 @@ bool write_raw_chunk_header(const ChunkHeader& fields, std::span<const std::byte
 bool write_raw_chunk_header(const ChunkHeader& fields,
                             std::span<const std::span<const std::byte>> parts,
                             std::byte (&out)[kChunkHeaderSize]) noexcept;
+
+// For crash handlers whose chunk data is produced piece by piece and cannot be gathered in
+// memory: start() fills `out` for `size` stored bytes (known beforehand), add() takes the
+// pieces in order, finish() stores the checksum in `out`. Allocation-free, async-signal-safe.
+class RawChunkHeader {
+ public:
+  // False, leaving `out` untouched, if size is larger than kMaxChunkBytes.
+  bool start(const ChunkHeader& fields, std::size_t size,
+             std::byte (&out)[kChunkHeaderSize]) noexcept;
+  void add(std::span<const std::byte> piece) noexcept;
+  void finish(std::byte (&out)[kChunkHeaderSize]) noexcept;
+
+ private:
+  alignas(16) unsigned char state_[96];  // an XXH64_state_t
+};
 
 // The end-of-stream trailer a writer appends when it closes a stream
 // cleanly: kind trailer, raw codec, `first` = number of data chunks written

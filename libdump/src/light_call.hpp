@@ -1,0 +1,139 @@
+// The lean path of a light call: an MPI_Send of at most Call::kLightBytes of a contiguous type,
+// an MPI_Recv of at most that many bytes of a light-copy type, on a plain thread (TSC clock,
+// no PAPI counters, no call sites, not MPI_THREAD_MULTIPLE). No Call: two clock reads around
+// the PMPI call, the handle ids looked up (a handle may be freed and its value reused), the
+// send hashed or the received bytes copied to the payload segment, and one fixed record
+// (LightTimes) in the times region, published like any event. The writer thread encodes the
+// body (encode_light_body) and splices it in at the record's body offset. Anything else (an
+// error, a larger or derived type, a full segment, pending extras) goes to the shim's Call
+// path with the times already taken (Call::resume), as a lean poll that found something.
+#pragma once
+
+#include "call.hpp"
+#include "light_record.hpp"
+
+namespace encore::dump {
+
+class LightCall {
+ public:
+  ENCORE_HOT LightCall() noexcept {
+    ThreadStream* ts = tls_stream;
+    if (ts && ts->light_allowed && !ts->in_tool) [[likely]]
+      ts_ = ts;
+  }
+  bool open() const noexcept { return ts_ != nullptr; }
+  bool called() const noexcept { return t2_ != 0; }
+  std::uint64_t t1() const noexcept { return t1_; }
+  std::uint64_t t2() const noexcept { return t2_; }
+  // Storage for the status of a caller's MPI_STATUS_IGNORE, kept for the Call path.
+  MPI_Status* status() noexcept { return &status_; }
+  // The PMPI call runs as the tool's (MPI calls it makes are not recorded, as under a Call).
+  ENCORE_HOT void begin() noexcept {
+    ts_->in_tool = true;
+    t1_ = __rdtsc();
+  }
+
+  // Records the send if it is light; else (false) the shim records it through a Call.
+  ENCORE_HOT bool send(int rc, fn::Id id, const void* buf, int count, MPI_Datatype type, int dest,
+                       int tag, MPI_Comm comm) {
+    t2_ = __rdtsc();
+    Recorder* rec = Recorder::get();
+    if (rc != MPI_SUCCESS || !ready(rec)) [[unlikely]]
+      return give_up();
+    TypeInfo& t = rec->types.info(type);
+    LightTimes* r = record();
+    r->flags = RawTimes::kLight | ts_->prev_flags;
+    if (rec->options.send_hashes && count > 0 && buf != MPI_IN_PLACE && dest != MPI_PROC_NULL) {
+      const auto bytes = static_cast<std::size_t>(count * t.size);
+      if (!t.contiguous || bytes > Call::kLightBytes) [[unlikely]]
+        return give_up();
+      const std::byte* data = static_cast<const std::byte*>(buf) + t.true_lb;
+      r->word = bytes == 8 ? XXH3_64bits(data, 8) : XXH3_64bits(data, bytes);
+      r->bytes = static_cast<std::uint32_t>(bytes);
+      r->flags |= LightTimes::kExtra;
+    }
+    r->kind = LightTimes::send;
+    r->bits = Call::buf_flag(buf);
+    fill(r, id, count, t.id, dest, tag, rec->comm_ids.lookup(comm));
+    return true;
+  }
+
+  // Records the receive if it is light; else (false) the shim records it through a Call.
+  ENCORE_HOT bool recv(int rc, fn::Id id, const void* buf, int count, MPI_Datatype type, int source,
+                       int tag, MPI_Comm comm, const MPI_Status* status, bool ignored) {
+    t2_ = __rdtsc();
+    Recorder* rec = Recorder::get();
+    if (rc != MPI_SUCCESS || !ready(rec) || Call::status_cancelled(status)) [[unlikely]]
+      return give_up();
+    const MPI_Count bytes = Call::status_bytes(status);
+    if (bytes < 0 || bytes > static_cast<MPI_Count>(Call::kLightBytes)) [[unlikely]]
+      return give_up();
+    TypeInfo& t = rec->types.info(type);
+    LightTimes* r = record();
+    r->flags = RawTimes::kLight | ts_->prev_flags;
+    r->elems = 0;
+    if (bytes > 0 && status->MPI_SOURCE != MPI_PROC_NULL) {
+      // As Call::capture_message's light path; anything else takes the Call path.
+      const auto n = static_cast<std::size_t>(bytes);
+      if (t.size <= 0 || !t.light_copy || !rec->copy_payload || bytes % t.size != 0 ||
+          !ts_->payload_fits(n)) [[unlikely]]
+        return give_up();
+      ts_->append_payload({static_cast<const std::byte*>(buf) + t.true_lb, n});
+      r->elems = static_cast<std::uint32_t>(bytes / t.size);
+      r->flags |= LightTimes::kExtra;
+    }
+    r->bytes = static_cast<std::uint32_t>(bytes);
+    r->word = static_cast<std::uint32_t>(status->MPI_SOURCE) |
+              std::uint64_t{static_cast<std::uint32_t>(status->MPI_TAG)} << 32;
+    r->kind = LightTimes::recv;
+    r->bits = static_cast<std::uint8_t>(Call::buf_flag(buf) |
+                                        (ignored ? event_format::kStatusIgnored : 0) << 4);
+    fill(r, id, count, t.id, source, tag, rec->comm_ids.lookup(comm));
+    return true;
+  }
+
+ private:
+  // Whether the record can be appended now: the thread's lean polls counted first.
+  ENCORE_HOT bool ready(const Recorder* rec) noexcept {
+    if (ts_->lean.n) ts_->lean_fold();
+    return rec && ts_->light_fits() && !ts_->commit_work();
+  }
+  ENCORE_HOT LightTimes* record() noexcept {
+    return reinterpret_cast<LightTimes*>(ts_->light_cursor());
+  }
+  ENCORE_HOT bool give_up() noexcept {
+    ts_->in_tool = false;
+    return false;
+  }
+  // The common fields, the commit, and the tail's sample as Call::finish_light.
+  ENCORE_HOT void fill(LightTimes* r, fn::Id id, int count, std::uint32_t type_id, int peer,
+                       int tag, std::uint32_t comm_id) noexcept {
+    r->prev_t3 = ts_->prev_t3;
+    r->t1 = t1_;
+    r->t2 = t2_;
+    r->body_at = ts_->body_offset();
+    r->count = count;
+    r->peer = peer;
+    r->tag = tag;
+    r->type_id = type_id;
+    r->comm_id = comm_id;
+    r->fn = static_cast<std::uint16_t>(id);
+    ts_->commit_light();
+    constexpr unsigned kTailSample = 64;
+    if (++ts_->light_calls >= kTailSample) [[unlikely]] {
+      ts_->light_calls = 0;
+      ts_->prev_t3 = __rdtsc();
+      ts_->prev_flags = RawTimes::kPrevMeasured | RawTimes::kPrevLightSample;
+    } else {
+      ts_->prev_flags = 0;
+    }
+    ts_->in_tool = false;
+  }
+
+  ThreadStream* ts_ = nullptr;
+  std::uint64_t t1_ = 0;
+  std::uint64_t t2_ = 0;
+  MPI_Status status_;
+};
+
+}  // namespace encore::dump
