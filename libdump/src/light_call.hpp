@@ -48,9 +48,19 @@ class LightCall {
       if (!t.contiguous || bytes > Call::kLightBytes) [[unlikely]]
         return give_up();
       const std::byte* data = static_cast<const std::byte*>(buf) + t.true_lb;
-      r->word = bytes == 8 ? XXH3_64bits(data, 8) : XXH3_64bits(data, bytes);
+      if (bytes >= 4 && bytes <= 8) [[likely]] {
+        // A send of 4 to 8 bytes (an int, a double) leaves them in the record, as two
+        // overlapping 4-byte words: the writer hashes them (LightTimes::kUnhashed).
+        std::uint32_t lo, hi;
+        std::memcpy(&lo, data, 4);
+        std::memcpy(&hi, data + bytes - 4, 4);
+        r->word = lo | std::uint64_t{hi} << 32;
+        r->flags |= LightTimes::kExtra | LightTimes::kUnhashed;
+      } else {
+        r->word = XXH3_64bits(data, bytes);
+        r->flags |= LightTimes::kExtra;
+      }
       r->bytes = static_cast<std::uint32_t>(bytes);
-      r->flags |= LightTimes::kExtra;
     }
     r->kind = LightTimes::send;
     r->bits = Call::buf_flag(buf);

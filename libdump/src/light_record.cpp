@@ -1,10 +1,14 @@
 #include "light_record.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "encore/byte_order.hpp"
 #include "encore/event_format.hpp"
 #include "encore/varint.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace encore::dump {
 
@@ -38,7 +42,18 @@ std::size_t encode_light_body(const LightTimes& r, std::byte* out) noexcept {
     }
   } else if (extra) {
     *p++ = static_cast<std::byte>(ef::Extra::send_hash);
-    store_le(p, r.word);
+    std::uint64_t hash = r.word;
+    if (r.flags & LightTimes::kUnhashed) {
+      // The bytes sent, rebuilt from their first and last 4 (which overlap below 8 bytes).
+      std::byte data[8];
+      const std::size_t n = std::clamp<std::size_t>(r.bytes, 4, 8);  // it is, by construction
+      const auto lo = static_cast<std::uint32_t>(r.word);
+      const auto hi = static_cast<std::uint32_t>(r.word >> 32);
+      std::memcpy(data, &lo, 4);
+      std::memcpy(data + n - 4, &hi, 4);
+      hash = XXH3_64bits(data, n);
+    }
+    store_le(p, hash);
     p += 8;
     p += encode_uvarint(r.bytes, p);
   }

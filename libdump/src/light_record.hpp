@@ -16,6 +16,8 @@ struct LightTimes {
   // The record is a LightTimes (flags & RawTimes::kLight) with kPrev* as in RawTimes, and
   // kExtra when the event has its extra (a send's hash, a receive's payload).
   static constexpr std::uint64_t kExtra = 64;
+  // A send of 4 to 8 bytes: `word` holds its first and last 4 bytes, not yet their hash.
+  static constexpr std::uint64_t kUnhashed = 128;
   enum Kind : std::uint8_t { send = 0, recv = 1 };
 
   std::uint64_t flags;
@@ -23,7 +25,8 @@ struct LightTimes {
   std::uint64_t t1;
   std::uint64_t t2;
   std::uint64_t body_at;  // the body region's offset where this event's body belongs
-  // send: the hash of the bytes sent; recv: the status' source (low half) and tag (high half)
+  // send: the hash of the bytes sent (or, with kUnhashed, their first 4 bytes in the low half
+  // and their last 4 in the high half); recv: the status' source (low half) and tag (high)
   std::uint64_t word;
   std::int32_t count;
   std::int32_t peer;  // dest or source

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       MPI_Send(&d, 1, MPI_DOUBLE, peer, i % 7, MPI_COMM_WORLD);
       MPI_Recv(&d, 1, MPI_DOUBLE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-      MPI_Send(small, 3, MPI_INT, peer, 1, MPI_COMM_WORLD);
+      MPI_Send(small, 1 + i % 3, MPI_INT, peer, 1, MPI_COMM_WORLD); /* 4, 8, 12 bytes */
       MPI_Recv(small, 8, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv(&d, 1, MPI_DOUBLE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
