@@ -80,7 +80,7 @@ class Resilience(harness.TempDirTest):
 
     def test_fatal_signal_writes_every_committed_event(self):
         # No periodic flush before the crash: what rank 1 recorded reaches the file only
-        # through the signal handler, which encodes the raw times over themselves.
+        # through the signal handler, which encodes the raw times piece by piece.
         trace = self.tmp / "crashed"
         rec = harness.run([harness.TOOL, "record", "-o", str(trace), "--flush-ms", "600000",
                            "--", harness.MPIEXEC, "-n", "2", f"{PROGRAMS}/test_crash_mid", "200"],
