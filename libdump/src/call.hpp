@@ -542,6 +542,7 @@ class LeanPoll {
   bool called() const noexcept { return t2_ != 0; }
   std::uint64_t t1() const noexcept { return t1_; }
   std::uint64_t t2() const noexcept { return t2_; }
+  ThreadStream* stream() const noexcept { return ts_; }
   // The request array the run's polls passed (the PMPI call may have changed the caller's).
   const MPI_Request* requests() const noexcept { return ts_->lean.req; }
   // Storage for the status of a caller's MPI_STATUS_IGNORE, kept for the Call path.

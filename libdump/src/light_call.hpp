@@ -21,6 +21,10 @@ class LightCall {
     if (ts && ts->light_allowed && !ts->in_tool) [[likely]]
       ts_ = ts;
   }
+  // A poll of a lean run that found something (LeanPoll made the call and took its times):
+  // recorded here if it is an MPI_Iprobe that succeeded (probe()).
+  ENCORE_HOT explicit LightCall(const LeanPoll& lean) noexcept
+      : ts_(lean.stream()), t1_(lean.t1()), t2_(lean.t2()) {}
   bool open() const noexcept { return ts_ != nullptr; }
   bool called() const noexcept { return t2_ != 0; }
   std::uint64_t t1() const noexcept { return t1_; }
@@ -65,6 +69,28 @@ class LightCall {
     r->kind = LightTimes::send;
     r->bits = Call::buf_flag(buf);
     fill(r, id, count, t.id, dest, tag, rec->comm_ids.lookup(comm));
+    return true;
+  }
+
+  // Records the MPI_Iprobe that found a message (after LeanPoll); else (false) the shim
+  // records it through a Call.
+  ENCORE_HOT bool probe(int rc, fn::Id id, int source, int tag, MPI_Comm comm, int flag,
+                        const MPI_Status* status, bool ignored) {
+    Recorder* rec = Recorder::get();
+    if (rc != MPI_SUCCESS || !flag || !ts_->light_allowed || !ready(rec) ||
+        Call::status_cancelled(status)) [[unlikely]]
+      return give_up();
+    const MPI_Count bytes = Call::status_bytes(status);
+    if (bytes < 0 || bytes > MPI_Count{0xffffffff}) [[unlikely]]
+      return give_up();
+    LightTimes* r = record();
+    r->flags = RawTimes::kLight | ts_->prev_flags;
+    r->bytes = static_cast<std::uint32_t>(bytes);
+    r->word = static_cast<std::uint32_t>(status->MPI_SOURCE) |
+              std::uint64_t{static_cast<std::uint32_t>(status->MPI_TAG)} << 32;
+    r->kind = LightTimes::probe;
+    r->bits = static_cast<std::uint8_t>((ignored ? event_format::kStatusIgnored : 0) << 4);
+    fill(r, id, flag, 0, source, tag, rec->comm_ids.lookup(comm));
     return true;
   }
 

@@ -21,13 +21,20 @@ std::size_t encode_light_body(const LightTimes& r, std::byte* out) noexcept {
   out[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
   out[1] = static_cast<std::byte>(head >> 7);
   std::byte* p = out + 2;
-  p += encode_uvarint(r.bits & 0xf, p);  // the buffer flag
-  p += encode_svarint(r.count, p);
-  p += encode_uvarint(r.type_id, p);
-  p += encode_svarint(r.peer, p);
-  p += encode_svarint(r.tag, p);
-  p += encode_uvarint(r.comm_id, p);
-  if (r.kind == LightTimes::recv) {
+  if (r.kind == LightTimes::probe) {
+    p += encode_svarint(r.peer, p);
+    p += encode_svarint(r.tag, p);
+    p += encode_uvarint(r.comm_id, p);
+    p += encode_svarint(r.count, p);  // the flag
+  } else {
+    p += encode_uvarint(r.bits & 0xf, p);  // the buffer flag
+    p += encode_svarint(r.count, p);
+    p += encode_uvarint(r.type_id, p);
+    p += encode_svarint(r.peer, p);
+    p += encode_svarint(r.tag, p);
+    p += encode_uvarint(r.comm_id, p);
+  }
+  if (r.kind != LightTimes::send) {  // the status
     p += encode_uvarint(r.bits >> 4, p);
     p += encode_svarint(static_cast<std::int32_t>(r.word & 0xffffffff), p);
     p += encode_svarint(static_cast<std::int32_t>(r.word >> 32), p);

@@ -1,8 +1,9 @@
 // A light call recorded without a Call (LightCall): an MPI_Send or MPI_Recv of a few bytes of
-// a contiguous type. The application thread writes its times and arguments into one fixed
-// record in the times region and nothing in the body region; the writer thread encodes the
-// body exactly as the Call path would have (encode_light_body) and splices it into the
-// chunk's bodies at the body offset the record stands at (segment_records.hpp).
+// a contiguous type, or an MPI_Iprobe of a lean run that found its message. The application thread
+// writes its times and arguments into one fixed record in the times region and nothing in the body
+// region; the writer thread encodes the body exactly as the Call path would have
+// (encode_light_body) and splices it into the chunk's bodies at the body offset the record stands
+// at (segment_records.hpp).
 #pragma once
 
 #include <cstddef>
@@ -18,7 +19,7 @@ struct LightTimes {
   static constexpr std::uint64_t kExtra = 64;
   // A send of 4 to 8 bytes: `word` holds its first and last 4 bytes, not yet their hash.
   static constexpr std::uint64_t kUnhashed = 128;
-  enum Kind : std::uint8_t { send = 0, recv = 1 };
+  enum Kind : std::uint8_t { send = 0, recv = 1, probe = 2 };  // probe: an MPI_Iprobe that found
 
   std::uint64_t flags;
   std::uint64_t prev_t3;  // as RawTimes
@@ -28,8 +29,8 @@ struct LightTimes {
   // send: the hash of the bytes sent (or, with kUnhashed, their first 4 bytes in the low half
   // and their last 4 in the high half); recv: the status' source (low half) and tag (high)
   std::uint64_t word;
-  std::int32_t count;
-  std::int32_t peer;  // dest or source
+  std::int32_t count;  // probe: the flag
+  std::int32_t peer;   // dest or source
   std::int32_t tag;
   std::uint32_t type_id;
   std::uint32_t comm_id;

@@ -223,6 +223,9 @@ def status_encoder(name):
 # Light calls with a lean path (LightCall, libdump/src/light_call.hpp): the shim records a
 # send or receive of a few bytes of a contiguous type without a Call.
 LIGHT_CALLS = {"MPI_Send": "send", "MPI_Recv": "recv"}
+# Polls whose lean run ends with a poll that found something, recorded the same way
+# (LightCall::probe): the found message's status is all it adds.
+LIGHT_FOUND_POLLS = {"MPI_Iprobe"}
 
 
 # Polls that come in runs of identical failed calls (format 1.2, Call::repeat_poll, LeanPoll):

@@ -430,6 +430,9 @@ def _lean_shim(f, params, poll, sig, call_args, record_args):
     lines += ["    lean.begin();",
               f"    const int rc = P{f.name}({call_args});",
               f"    if (lean.end(rc == MPI_SUCCESS && {failed})) return rc;",
+              *([f"    if (encore::dump::LightCall(lean).probe(rc, fn::{enum_name(f.name)}, "
+                 "source, tag, comm, *flag, status, status_user == MPI_STATUS_IGNORE)) return rc;"]
+                if f.name in overlay.LIGHT_FOUND_POLLS else []),
               f"    return {f.name}_record(lean, rc, {record_args});",
               "  }",
               f"  return {f.name}_record(lean, MPI_SUCCESS, {record_args});",

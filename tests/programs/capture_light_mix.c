@@ -1,7 +1,8 @@
 /* Light sends and receives (the capture's lean path) mixed with calls that take the Call path
  * (a larger send, a derived type, nonblocking calls, an error), runs of failed polls, sends to
  * and receives from MPI_PROC_NULL, and pauses for the periodic flush to cut chunks between
- * them. Deterministic: the same events every run, whatever the timing.
+ * them, and runs of failed polls ended by the poll that finds its message. Deterministic:
+ * the same events every run but for the length of those runs.
  *   capture_light_mix <iterations> [finalize|segv|kill]
  * segv: rank 1 dies of SIGSEGV after the loop (the crash handler writes what it recorded);
  * kill: rank 1 waits for the periodic flush, then sends itself SIGKILL. */
@@ -67,6 +68,24 @@ int main(int argc, char** argv) {
     if (i % 17 == 0) /* An error: recorded with its code through the Call path. */
       MPI_Send(&d, 1, MPI_DOUBLE, 5, 0, MPI_COMM_WORLD);
     if (i % 400 == 399) usleep(30000); /* the periodic flush cuts here, mid-segment */
+  }
+  /* Runs of failed polls that end with the poll that finds the message, on each rank in turn
+   * (with a status, then ignoring it): the other rank sends it 0.1 s after the barrier, the
+   * poller polls three times at once, then again 0.2 s later until the message is there (a
+   * poll or a few: the test takes a run of failed polls as one). */
+  for (int poller = 0; poller < 2; ++poller) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == poller) {
+      int flag = 0;
+      MPI_Status* status = poller == 0 ? &st : MPI_STATUS_IGNORE;
+      for (int k = 0; k < 3; ++k) MPI_Iprobe(peer, 8, MPI_COMM_WORLD, &flag, status);
+      usleep(200000);
+      while (!flag) MPI_Iprobe(peer, 8, MPI_COMM_WORLD, &flag, status);
+      MPI_Recv(&d, 1, MPI_DOUBLE, peer, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      usleep(100000);
+      MPI_Send(&d, 1, MPI_DOUBLE, peer, 8, MPI_COMM_WORLD);
+    }
   }
   MPI_Type_free(&column);
   if (rank == 1 && strcmp(end, "segv") == 0) raise(SIGSEGV);
