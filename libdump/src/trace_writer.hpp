@@ -82,7 +82,9 @@ class TraceWriter {
   StreamFileWriter payload_;
   ChunkCompressor compressor_;
   std::vector<std::byte> assembly_;  // an events chunk's columns put together
-  std::array<std::vector<std::byte>, 3> columns_;
+  // The timing columns and the bodies (light calls' spliced in), grown only: resize() would
+  // zero-fill what is written before it is read.
+  std::array<std::vector<std::byte>, 4> columns_;
   int event_level_;
   int payload_level_;
   bool compress_after_;  // chunks go out raw now and are compressed in finish()
