@@ -1,0 +1,331 @@
+// RankEventReader hands every event out in one reused Event (see Event::stale): whatever the
+// event before it held (send hashes, payloads, statuses, requests, lists, text, attribute,
+// neighbours...), each event read back must hold exactly what was written for it, field by
+// field, and a repeated poll (format 1.2) exactly its template with its own index and times.
+// The trace goes through the real writer; every template follows every other one, and chunk
+// ends fall everywhere (the decoder's checked path near a chunk's end, the fast one elsewhere).
+#include <string>
+#include <vector>
+
+#include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
+
+#include "encore/event_format.hpp"
+#include "encore/event_reader.hpp"
+#include "encore/rank_trace_writer.hpp"
+#include "encore/role_coding.hpp"
+
+namespace encore {
+namespace {
+
+// A value of `role`'s coding that differs from a fresh ArgValue, so a leftover would show.
+ArgValue value_of(Role role, std::int64_t seed, const Event& ev) {
+  ArgValue a;
+  a.present = role != Role::opaque;
+  switch (coding_of(role)) {
+    case Coding::nothing:
+      break;
+    case Coding::id:
+      a.scalar = 2 + seed % 300;
+      break;
+    case Coding::value:
+      a.scalar = seed % 2 ? -seed * 100000 : seed;  // long varints too
+      break;
+    case Coding::values:
+      a.list = {seed, -seed, 3};
+      break;
+    case Coding::ids:
+      a.list = {2, 1024 + seed};
+      break;
+    case Coding::new_comm:
+      a.scalar = seed % 3 == 0 ? event_format::kNullId : 1024 + seed;  // MPI_COMM_NULL too
+      if (a.scalar != event_format::kNullId) {
+        a.flags = seed % 2;
+        a.list = {0, 3, 1};
+        if (a.flags) a.remote = {5, 2};
+      }
+      break;
+    case Coding::new_group:
+      a.scalar = seed % 3 == 0 ? event_format::kNullId : 1024 + seed;
+      if (a.scalar != event_format::kNullId) a.list = {2, 0};
+      break;
+    case Coding::request:
+      a.requests = {RequestRef{false, ev.thread, ev.index > 0 ? ev.index - 1 : 0}};
+      if (ev.index == 0) a.requests[0] = RequestRef{false, 3, 77};  // another thread's
+      break;
+    case Coding::requests:
+      a.requests = {RequestRef{}, RequestRef{false, 2, 9 + static_cast<std::uint64_t>(seed)}};
+      if (ev.index > 1) a.requests.push_back(RequestRef{false, ev.thread, ev.index - 2});
+      break;
+    case Coding::status:
+      a.statuses = {StatusRecord{2, seed, 7, 64, -3}};
+      break;
+    case Coding::statuses:
+      a.statuses = {StatusRecord{1, 2, 3, 4, 0}, StatusRecord{0, -1, seed, 800000, 9}};
+      break;
+    case Coding::text:
+      a.text = "t" + std::to_string(seed);
+      break;
+    case Coding::real:
+      a.real = 0.25 * static_cast<double>(seed);
+      break;
+  }
+  return a;
+}
+
+// What the reader must give for a written argument: absent when the trace does not hold it.
+ArgValue expected_arg(const FunctionInfo& f, std::size_t i, const ArgValue& written,
+                      std::int64_t rc) {
+  const Role role = f.params[i].role;
+  if (!f.modelled || role == Role::opaque || (is_output(role) && rc != 0)) return ArgValue{};
+  return written;
+}
+
+enum Extras : unsigned {
+  kPayload = 1,
+  kTwoPayloads = 2,
+  kSendHash = 4,
+  kCallsite = 8,
+  kStall = 16,
+  kCounters = 32,
+  kSignature = 64,
+  kAttribute = 128,
+  kNeighbours = 256,
+  kWeighted = 512,
+};
+
+struct Template {
+  std::uint16_t function;
+  std::int64_t rc;
+  unsigned extras;
+  bool poll;  // followed by repeats (format 1.2) where the chunk allows
+};
+
+// Point-to-point calls with and without hashes and payloads, polls after completions and the
+// other way round, failed calls, communicator constructors (MPI_COMM_NULL too), the rare extras.
+const std::vector<Template>& templates() {
+  static const std::vector<Template> t = {
+      {fn::Send, 0, kSendHash | kCallsite, false},
+      {fn::Send, 0, 0, false},
+      {fn::Isend, 0, kSendHash | kStall, false},
+      {fn::Irecv, 0, 0, false},
+      {fn::Recv, 0, kPayload | kCallsite, false},
+      {fn::Recv, 0, 0, false},
+      {fn::Recv, 15, 0, false},
+      {fn::Wait, 0, kPayload, false},
+      {fn::Wait, 0, 0, false},
+      {fn::Test, 0, 0, true},
+      {fn::Test, 0, kCallsite | kStall, true},
+      {fn::Iprobe, 0, 0, true},
+      {fn::Testany, 0, 0, true},
+      {fn::Testsome, 0, kTwoPayloads, false},
+      {fn::Waitall, 0, kTwoPayloads | kCallsite, false},
+      {fn::Waitall, 0, 0, false},
+      {fn::Waitany, 0, kPayload, false},
+      {fn::Allreduce, 0, kPayload | kSignature, false},
+      {fn::Barrier, 0, kCounters | kStall, false},
+      {fn::Barrier, 0, 0, false},
+      {fn::Comm_split, 0, kSignature, false},
+      {fn::Comm_split, 3, 0, false},
+      {fn::Comm_group, 0, 0, false},
+      {fn::Comm_get_attr, 0, kAttribute, false},
+      {fn::Comm_get_attr, 0, 0, false},
+      {fn::Dist_graph_create, 0, kNeighbours | kWeighted, false},
+      {fn::Dist_graph_create, 0, kNeighbours, false},
+      {fn::Wtime, 0, 0, false},
+      {fn::Get_processor_name, 0, kCounters, false},
+  };
+  return t;
+}
+
+Event make(const Template& t, std::uint64_t index, std::int64_t seed) {
+  Event e;
+  e.function = t.function;
+  e.index = index;  // the writer codes request references relative to it
+  e.rc = t.rc;
+  const FunctionInfo& f = e.info();
+  e.args.resize(f.params.size());
+  for (std::size_t i = 0; i < f.params.size(); ++i)
+    e.args[i] = value_of(f.params[i].role, seed + static_cast<std::int64_t>(i), e);
+  const auto s = static_cast<std::uint64_t>(seed);
+  if (t.extras & (kPayload | kTwoPayloads)) e.payloads.push_back({0, 12, 2, 8 + s % 5, 0});
+  if (t.extras & kTwoPayloads) e.payloads.push_back({1, 13, 1, 3, 0});
+  if (t.extras & kSendHash) e.send_hashes.push_back({0x0123456789abcdefu ^ s, 16 + s});
+  if (t.extras & kCallsite) e.callsite = 40000 + s;
+  if (t.extras & kStall) e.stall_ns = 300 + s;
+  if (t.extras & kCounters) e.counters = {s, 7, 1u << 20};
+  if (t.extras & kSignature) e.signatures.push_back({12, 8, {{4, 2}, {8, 1 + s}}});
+  if (t.extras & kAttribute) e.attribute = -static_cast<std::int64_t>(s) - 1;
+  if (t.extras & kNeighbours) {
+    NeighbourLists n;
+    n.weighted = (t.extras & kWeighted) != 0;
+    n.sources = {1, 2};
+    n.destinations = {3};
+    if (n.weighted) {
+      n.source_weights = {10, -20};
+      n.dest_weights = {30};
+    }
+    e.neighbours = n;
+  }
+  return e;
+}
+
+void expect_same_arg(const ArgValue& x, const ArgValue& y) {
+  EXPECT_EQ(x.present, y.present);
+  EXPECT_EQ(x.scalar, y.scalar);
+  EXPECT_EQ(x.real, y.real);
+  EXPECT_EQ(x.flags, y.flags);
+  EXPECT_EQ(x.list, y.list);
+  EXPECT_EQ(x.remote, y.remote);
+  EXPECT_EQ(x.text, y.text);
+  ASSERT_EQ(x.requests.size(), y.requests.size());
+  for (std::size_t k = 0; k < x.requests.size(); ++k) {
+    EXPECT_EQ(x.requests[k].null, y.requests[k].null) << "request " << k;
+    if (x.requests[k].null) continue;
+    EXPECT_EQ(x.requests[k].thread, y.requests[k].thread) << "request " << k;
+    EXPECT_EQ(x.requests[k].event, y.requests[k].event) << "request " << k;
+  }
+  ASSERT_EQ(x.statuses.size(), y.statuses.size());
+  for (std::size_t k = 0; k < x.statuses.size(); ++k) {
+    EXPECT_EQ(x.statuses[k].bits, y.statuses[k].bits) << "status " << k;
+    EXPECT_EQ(x.statuses[k].source, y.statuses[k].source) << "status " << k;
+    EXPECT_EQ(x.statuses[k].tag, y.statuses[k].tag) << "status " << k;
+    EXPECT_EQ(x.statuses[k].bytes, y.statuses[k].bytes) << "status " << k;
+    EXPECT_EQ(x.statuses[k].error, y.statuses[k].error) << "status " << k;
+  }
+}
+
+// `want` as written (its args already what the trace holds), `got` as read.
+void expect_event(const Event& want, const Event& got) {
+  ASSERT_EQ(want.function, got.function) << "event " << want.index;
+  const FunctionInfo& f = want.info();
+  SCOPED_TRACE(std::string(f.name) + " #" + std::to_string(want.index));
+  EXPECT_EQ(want.thread, got.thread);
+  EXPECT_EQ(want.index, got.index);
+  EXPECT_EQ(want.start_ns, got.start_ns);
+  EXPECT_EQ(want.end_ns, got.end_ns);
+  EXPECT_EQ(want.overhead_ns, got.overhead_ns);
+  EXPECT_EQ(want.raw_start_ns, got.raw_start_ns);
+  EXPECT_EQ(want.rc, got.rc);
+  ASSERT_GE(got.args.size(), f.params.size());
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    SCOPED_TRACE(f.params[i].name);
+    expect_same_arg(want.args[i], got.args[i]);
+  }
+  ASSERT_EQ(want.payloads.size(), got.payloads.size());
+  for (std::size_t k = 0; k < want.payloads.size(); ++k) {
+    EXPECT_EQ(want.payloads[k].slot, got.payloads[k].slot);
+    EXPECT_EQ(want.payloads[k].datatype, got.payloads[k].datatype);
+    EXPECT_EQ(want.payloads[k].count, got.payloads[k].count);
+    EXPECT_EQ(want.payloads[k].bytes, got.payloads[k].bytes);
+    EXPECT_EQ(want.payloads[k].offset, got.payloads[k].offset);
+  }
+  ASSERT_EQ(want.send_hashes.size(), got.send_hashes.size());
+  for (std::size_t k = 0; k < want.send_hashes.size(); ++k) {
+    EXPECT_EQ(want.send_hashes[k].hash, got.send_hashes[k].hash);
+    EXPECT_EQ(want.send_hashes[k].bytes, got.send_hashes[k].bytes);
+  }
+  ASSERT_EQ(want.signatures.size(), got.signatures.size());
+  for (std::size_t k = 0; k < want.signatures.size(); ++k) {
+    EXPECT_EQ(want.signatures[k].datatype, got.signatures[k].datatype);
+    EXPECT_EQ(want.signatures[k].size, got.signatures[k].size);
+    EXPECT_EQ(want.signatures[k].runs, got.signatures[k].runs);
+  }
+  EXPECT_EQ(want.callsite, got.callsite);
+  EXPECT_EQ(want.counters, got.counters);
+  EXPECT_EQ(want.stall_ns, got.stall_ns);
+  EXPECT_EQ(want.attribute, got.attribute);
+  ASSERT_EQ(want.neighbours.has_value(), got.neighbours.has_value());
+  if (want.neighbours) {
+    EXPECT_EQ(want.neighbours->weighted, got.neighbours->weighted);
+    EXPECT_EQ(want.neighbours->sources, got.neighbours->sources);
+    EXPECT_EQ(want.neighbours->source_weights, got.neighbours->source_weights);
+    EXPECT_EQ(want.neighbours->destinations, got.neighbours->destinations);
+    EXPECT_EQ(want.neighbours->dest_weights, got.neighbours->dest_weights);
+  }
+}
+
+const std::vector<std::byte> kRepeat = {std::byte{event_format::kRepeatHead0},
+                                        std::byte{event_format::kRepeatHead1}};
+
+// Writes every ordered pair of templates (then two repeats after a poll, unless they would
+// start a chunk) with chunks of `chunk_events`; returns the events the reader must give.
+std::vector<Event> write_trace(const std::filesystem::path& dir, std::size_t chunk_events) {
+  RankWriterOptions opt;
+  opt.chunk_events = chunk_events;
+  opt.chunk_bytes = std::size_t{1} << 30;  // chunk ends where chunk_events puts them
+  RankTraceWriter w(dir / "r.events", dir / "r.payload", 0, opt);
+  std::vector<Event> want;
+  std::uint64_t now = 1000, payload = 0, overhead = 0;
+  const auto times = [&](Event& e) {
+    const std::uint64_t k = want.size();
+    e.start_ns = now + (k % 4 == 0 ? 5000000 : 10 + k % 7);  // 1- to 4-byte varints
+    e.end_ns = e.start_ns + (k % 3 == 0 ? 300000 : k % 5);
+    e.overhead_ns = k % 6 == 0 ? 70000 : k % 2;
+    now = e.end_ns;
+    overhead += e.overhead_ns;
+    e.raw_start_ns = e.start_ns + overhead;
+  };
+  const auto& pool = templates();
+  std::vector<const Template*> order;
+  for (const Template& a : pool) {
+    for (const Template& b : pool) {
+      order.push_back(&a);
+      order.push_back(&b);
+    }
+  }
+  for (const Template* t : order) {
+    Event e = make(*t, want.size(), static_cast<std::int64_t>(want.size()));
+    times(e);
+    std::vector<std::byte> bytes(e.payload_bytes(), std::byte{0x5a});
+    w.write(e, bytes);
+    Event expect = e;
+    const FunctionInfo& f = e.info();
+    for (std::size_t i = 0; i < f.params.size(); ++i)
+      expect.args[i] = expected_arg(f, i, e.args[i], e.rc);
+    for (auto& p : expect.payloads) {
+      p.offset = payload;
+      payload += p.bytes;
+    }
+    want.push_back(expect);
+    for (int r = 0; r < 2 && t->poll && want.size() % chunk_events != 0; ++r) {
+      Event rep = want.back();
+      rep.index = want.size();
+      times(rep);
+      w.write_body(0, rep.start_ns, rep.end_ns, rep.overhead_ns, kRepeat);
+      want.push_back(rep);
+    }
+  }
+  w.close();
+  return want;
+}
+
+class EventReaderFields : public TempDirTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(EventReaderFields, EveryFieldOfEveryEventAsWritten) {
+  const std::vector<Event> want = write_trace(dir_, GetParam());
+  RankEventReader reader(dir_ / "r.events");
+  Event got;
+  std::size_t n = 0;
+  std::size_t repeats = 0;
+  while (reader.next(got)) {
+    ASSERT_LT(n, want.size());
+    if (reader.last_body().empty()) ++repeats;
+    expect_event(want[n], got);
+    if (::testing::Test::HasFailure()) FAIL() << "first wrong event: #" << n;
+    ++n;
+  }
+  EXPECT_TRUE(reader.complete()) << reader.problem();
+  EXPECT_EQ(n, want.size());
+  if (GetParam() > 1) {
+    EXPECT_GT(repeats, 0u);  // the repeats were exercised
+  }
+}
+
+// One event per chunk (each decoded near its chunk's end, by the checked path), small chunks
+// that end at every position, and one chunk for everything (the fast path).
+INSTANTIATE_TEST_SUITE_P(ChunkEvents, EventReaderFields,
+                         ::testing::Values(1, 2, 3, 5, 8, 13, 4096));
+
+}  // namespace
+}  // namespace encore
