@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "expect_event.hpp"
+#include "role_values.hpp"
 #include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
 
@@ -17,61 +19,6 @@
 
 namespace encore {
 namespace {
-
-// A value of `role`'s coding that differs from a fresh ArgValue, so a leftover would show.
-ArgValue value_of(Role role, std::int64_t seed, const Event& ev) {
-  ArgValue a;
-  a.present = role != Role::opaque;
-  switch (coding_of(role)) {
-    case Coding::nothing:
-      break;
-    case Coding::id:
-      a.scalar = 2 + seed % 300;
-      break;
-    case Coding::value:
-      a.scalar = seed % 2 ? -seed * 100000 : seed;  // long varints too
-      break;
-    case Coding::values:
-      a.list = {seed, -seed, 3};
-      break;
-    case Coding::ids:
-      a.list = {2, 1024 + seed};
-      break;
-    case Coding::new_comm:
-      a.scalar = seed % 3 == 0 ? event_format::kNullId : 1024 + seed;  // MPI_COMM_NULL too
-      if (a.scalar != event_format::kNullId) {
-        a.flags = seed % 2;
-        a.list = {0, 3, 1};
-        if (a.flags) a.remote = {5, 2};
-      }
-      break;
-    case Coding::new_group:
-      a.scalar = seed % 3 == 0 ? event_format::kNullId : 1024 + seed;
-      if (a.scalar != event_format::kNullId) a.list = {2, 0};
-      break;
-    case Coding::request:
-      a.requests = {RequestRef{false, ev.thread, ev.index > 0 ? ev.index - 1 : 0}};
-      if (ev.index == 0) a.requests[0] = RequestRef{false, 3, 77};  // another thread's
-      break;
-    case Coding::requests:
-      a.requests = {RequestRef{}, RequestRef{false, 2, 9 + static_cast<std::uint64_t>(seed)}};
-      if (ev.index > 1) a.requests.push_back(RequestRef{false, ev.thread, ev.index - 2});
-      break;
-    case Coding::status:
-      a.statuses = {StatusRecord{2, seed, 7, 64, -3}};
-      break;
-    case Coding::statuses:
-      a.statuses = {StatusRecord{1, 2, 3, 4, 0}, StatusRecord{0, -1, seed, 800000, 9}};
-      break;
-    case Coding::text:
-      a.text = "t" + std::to_string(seed);
-      break;
-    case Coding::real:
-      a.real = 0.25 * static_cast<double>(seed);
-      break;
-  }
-  return a;
-}
 
 // What the reader must give for a written argument: absent when the trace does not hold it.
 ArgValue expected_arg(const FunctionInfo& f, std::size_t i, const ArgValue& written,
@@ -170,81 +117,6 @@ Event make(const Template& t, std::uint64_t index, std::int64_t seed) {
   return e;
 }
 
-void expect_same_arg(const ArgValue& x, const ArgValue& y) {
-  EXPECT_EQ(x.present, y.present);
-  EXPECT_EQ(x.scalar, y.scalar);
-  EXPECT_EQ(x.real, y.real);
-  EXPECT_EQ(x.flags, y.flags);
-  EXPECT_EQ(x.list, y.list);
-  EXPECT_EQ(x.remote, y.remote);
-  EXPECT_EQ(x.text, y.text);
-  ASSERT_EQ(x.requests.size(), y.requests.size());
-  for (std::size_t k = 0; k < x.requests.size(); ++k) {
-    EXPECT_EQ(x.requests[k].null, y.requests[k].null) << "request " << k;
-    if (x.requests[k].null) continue;
-    EXPECT_EQ(x.requests[k].thread, y.requests[k].thread) << "request " << k;
-    EXPECT_EQ(x.requests[k].event, y.requests[k].event) << "request " << k;
-  }
-  ASSERT_EQ(x.statuses.size(), y.statuses.size());
-  for (std::size_t k = 0; k < x.statuses.size(); ++k) {
-    EXPECT_EQ(x.statuses[k].bits, y.statuses[k].bits) << "status " << k;
-    EXPECT_EQ(x.statuses[k].source, y.statuses[k].source) << "status " << k;
-    EXPECT_EQ(x.statuses[k].tag, y.statuses[k].tag) << "status " << k;
-    EXPECT_EQ(x.statuses[k].bytes, y.statuses[k].bytes) << "status " << k;
-    EXPECT_EQ(x.statuses[k].error, y.statuses[k].error) << "status " << k;
-  }
-}
-
-// `want` as written (its args already what the trace holds), `got` as read.
-void expect_event(const Event& want, const Event& got) {
-  ASSERT_EQ(want.function, got.function) << "event " << want.index;
-  const FunctionInfo& f = want.info();
-  SCOPED_TRACE(std::string(f.name) + " #" + std::to_string(want.index));
-  EXPECT_EQ(want.thread, got.thread);
-  EXPECT_EQ(want.index, got.index);
-  EXPECT_EQ(want.start_ns, got.start_ns);
-  EXPECT_EQ(want.end_ns, got.end_ns);
-  EXPECT_EQ(want.overhead_ns, got.overhead_ns);
-  EXPECT_EQ(want.raw_start_ns, got.raw_start_ns);
-  EXPECT_EQ(want.rc, got.rc);
-  ASSERT_GE(got.args.size(), f.params.size());
-  for (std::size_t i = 0; i < f.params.size(); ++i) {
-    SCOPED_TRACE(f.params[i].name);
-    expect_same_arg(want.args[i], got.args[i]);
-  }
-  ASSERT_EQ(want.payloads.size(), got.payloads.size());
-  for (std::size_t k = 0; k < want.payloads.size(); ++k) {
-    EXPECT_EQ(want.payloads[k].slot, got.payloads[k].slot);
-    EXPECT_EQ(want.payloads[k].datatype, got.payloads[k].datatype);
-    EXPECT_EQ(want.payloads[k].count, got.payloads[k].count);
-    EXPECT_EQ(want.payloads[k].bytes, got.payloads[k].bytes);
-    EXPECT_EQ(want.payloads[k].offset, got.payloads[k].offset);
-  }
-  ASSERT_EQ(want.send_hashes.size(), got.send_hashes.size());
-  for (std::size_t k = 0; k < want.send_hashes.size(); ++k) {
-    EXPECT_EQ(want.send_hashes[k].hash, got.send_hashes[k].hash);
-    EXPECT_EQ(want.send_hashes[k].bytes, got.send_hashes[k].bytes);
-  }
-  ASSERT_EQ(want.signatures.size(), got.signatures.size());
-  for (std::size_t k = 0; k < want.signatures.size(); ++k) {
-    EXPECT_EQ(want.signatures[k].datatype, got.signatures[k].datatype);
-    EXPECT_EQ(want.signatures[k].size, got.signatures[k].size);
-    EXPECT_EQ(want.signatures[k].runs, got.signatures[k].runs);
-  }
-  EXPECT_EQ(want.callsite, got.callsite);
-  EXPECT_EQ(want.counters, got.counters);
-  EXPECT_EQ(want.stall_ns, got.stall_ns);
-  EXPECT_EQ(want.attribute, got.attribute);
-  ASSERT_EQ(want.neighbours.has_value(), got.neighbours.has_value());
-  if (want.neighbours) {
-    EXPECT_EQ(want.neighbours->weighted, got.neighbours->weighted);
-    EXPECT_EQ(want.neighbours->sources, got.neighbours->sources);
-    EXPECT_EQ(want.neighbours->source_weights, got.neighbours->source_weights);
-    EXPECT_EQ(want.neighbours->destinations, got.neighbours->destinations);
-    EXPECT_EQ(want.neighbours->dest_weights, got.neighbours->dest_weights);
-  }
-}
-
 const std::vector<std::byte> kRepeat = {std::byte{event_format::kRepeatHead0},
                                         std::byte{event_format::kRepeatHead1}};
 
@@ -311,7 +183,7 @@ TEST_P(EventReaderFields, EveryFieldOfEveryEventAsWritten) {
   while (reader.next(got)) {
     ASSERT_LT(n, want.size());
     if (reader.last_body().empty()) ++repeats;
-    expect_event(want[n], got);
+    expect_same_event(want[n], got);
     if (::testing::Test::HasFailure()) FAIL() << "first wrong event: #" << n;
     ++n;
   }
