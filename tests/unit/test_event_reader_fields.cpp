@@ -176,21 +176,26 @@ class EventReaderFields : public TempDirTest, public ::testing::WithParamInterfa
 
 TEST_P(EventReaderFields, EveryFieldOfEveryEventAsWritten) {
   const std::vector<Event> want = write_trace(dir_, GetParam());
-  RankEventReader reader(dir_ / "r.events");
-  Event got;
-  std::size_t n = 0;
-  std::size_t repeats = 0;
-  while (reader.next(got)) {
-    ASSERT_LT(n, want.size());
-    if (reader.last_body().empty()) ++repeats;
-    expect_same_event(want[n], got);
-    if (::testing::Test::HasFailure()) FAIL() << "first wrong event: #" << n;
-    ++n;
-  }
-  EXPECT_TRUE(reader.complete()) << reader.problem();
-  EXPECT_EQ(n, want.size());
-  if (GetParam() > 1) {
-    EXPECT_GT(repeats, 0u);  // the repeats were exercised
+  // One Event for every read, then three taken in turn: each read (a repeat's too) then
+  // lands in an Event that holds an older event, not the one just before.
+  for (const std::size_t events : {1u, 3u}) {
+    SCOPED_TRACE(std::to_string(events) + " Event(s) in turn");
+    RankEventReader reader(dir_ / "r.events");
+    std::vector<Event> got(events);
+    std::size_t n = 0;
+    std::size_t repeats = 0;
+    while (reader.next(got[n % events])) {
+      ASSERT_LT(n, want.size());
+      if (reader.last_body().empty()) ++repeats;
+      expect_same_event(want[n], got[n % events]);
+      if (::testing::Test::HasFailure()) FAIL() << "first wrong event: #" << n;
+      ++n;
+    }
+    EXPECT_TRUE(reader.complete()) << reader.problem();
+    EXPECT_EQ(n, want.size());
+    if (GetParam() > 1) {
+      EXPECT_GT(repeats, 0u);  // the repeats were exercised
+    }
   }
 }
 
