@@ -376,6 +376,10 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body, s
       ev.signatures.clear();  // ... so no signatures to convert it either
       ev.counters.assign(counts.begin(), counts.end());
       ev.stall_ns = stall;  // the replay's own stall, not the capture's
+      // `ev` is the reader's, reused for the next event: it clears only what its decoder
+      // set (Event::stale), so the counters and stall put in here would stay in the events
+      // after it (and send each of them this general way). It clears everything next time.
+      ev.stale = ~std::uint64_t{0};
       writer_->write(ev);
       total_overhead_ns_ += ev.overhead_ns;
     }

@@ -82,9 +82,10 @@ ChunkDecompressor& ChunkDecompressor::operator=(ChunkDecompressor&& other) noexc
 }
 
 void ChunkDecompressor::unpack(const ChunkHeader& h, std::span<const std::byte> stored,
-                               std::vector<std::byte>& raw_out) {
+                               ByteBuffer& raw_out) {
   if (stored.size() != h.stored_size) throw Error("stored bytes do not match the chunk header");
   if (h.raw_size > kMaxChunkBytes) throw Error("raw size exceeds the 64 MiB chunk limit");
+  raw_out.clear();  // nothing to keep: a larger buffer is not copied into, nor zeroed
   raw_out.resize(h.raw_size);
   if (h.codec == Codec::raw) {
     if (h.raw_size != h.stored_size) throw Error("raw chunk with stored size != raw size");

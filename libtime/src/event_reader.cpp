@@ -30,7 +30,7 @@ bool RankEventReader::load_chunk() {
     }
     const ChunkHeader& h = chunk_.header;
     if (h.kind == ChunkKind::trailer) {
-      trailer_ = chunk_.data;
+      trailer_.assign(chunk_.data.begin(), chunk_.data.end());
       continue;
     }
     if (h.kind != ChunkKind::events) continue;

@@ -9,10 +9,10 @@ OrderedEventReader::OrderedEventReader(const std::filesystem::path& events_file)
   while (scan.skip(h) == ReadResult::chunk) {
     if (h.kind == ChunkKind::events) remaining_[h.thread] += h.count;
   }
+  single_ = remaining_.size() <= 1;  // entries are never removed
 }
 
-bool OrderedEventReader::next(Event& out) {
-  if (remaining_.size() <= 1) return reader_.next(out);
+bool OrderedEventReader::next_merged(Event& out) {
   for (;;) {
     // Read on until every thread with events still to come has one waiting: only then is the
     // earliest waiting event the earliest of all.

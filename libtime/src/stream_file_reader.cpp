@@ -155,7 +155,7 @@ ReadResult StreamFileReader::skip(ChunkHeader& out, bool verify_checksum) {
 // Everything short of decompression. On success the chunk has passed every
 // check and sequence state is updated; offset_/stats_ are left to the caller
 // (next() can still find damage while decompressing).
-ReadResult StreamFileReader::advance(ChunkHeader& h, std::vector<std::byte>* body, bool read_body) {
+ReadResult StreamFileReader::advance(ChunkHeader& h, ByteBuffer* body, bool read_body) {
   if (state_ == State::ended) return ReadResult::end;
   if (state_ == State::damaged) return ReadResult::damage;
   if (offset_ == file_size_) {
@@ -186,7 +186,8 @@ ReadResult StreamFileReader::advance(ChunkHeader& h, std::vector<std::byte>* bod
 
   if (read_body) {
     // Sizes were bounded by header_problem, so this allocation is too.
-    std::vector<std::byte>& buf = (body != nullptr && h.codec == Codec::raw) ? *body : stored_;
+    ByteBuffer& buf = (body != nullptr && h.codec == Codec::raw) ? *body : stored_;
+    buf.clear();  // as ChunkDecompressor::unpack: growth neither copies nor zeroes
     buf.resize(h.stored_size);
     if (read_at(buf.data(), h.stored_size, offset_ + kChunkHeaderSize) < h.stored_size)
       return report(DamageKind::truncated, "file shrank while being read");

@@ -40,10 +40,10 @@ ChunkHeader sample_fields() {
 
 std::vector<std::byte> unpack(const std::vector<std::byte>& chunk) {
   const ChunkHeader h = verify_chunk(chunk);
-  std::vector<std::byte> raw;
+  ByteBuffer raw;
   ChunkDecompressor d;
   d.unpack(h, std::span(chunk).subspan(kChunkHeaderSize), raw);
-  return raw;
+  return {raw.begin(), raw.end()};
 }
 
 TEST(Chunk, HeaderLayoutIsLittleEndianAtDocumentedOffsets) {
@@ -160,12 +160,31 @@ TEST(Chunk, LyingRawSizeIsCaughtByDecompressor) {
   const auto data = compressible(10000);
   const auto chunk = make_chunk(sample_fields(), data, 3);
   ChunkHeader h = verify_chunk(chunk);
-  std::vector<std::byte> raw;
+  ByteBuffer raw;
   ChunkDecompressor d;
   h.raw_size -= 1;
   EXPECT_THROW(d.unpack(h, std::span(chunk).subspan(kChunkHeaderSize), raw), Error);
   h.raw_size += 2;
   EXPECT_THROW(d.unpack(h, std::span(chunk).subspan(kChunkHeaderSize), raw), Error);
+}
+
+// One buffer for chunk after chunk, as the stream readers use it: it grows without zeroing or
+// copying what it held, so each chunk must come out whole, smaller after larger and larger
+// after smaller, compressed and raw alike.
+TEST(Chunk, ReusedBufferHoldsEachChunkExactly) {
+  ByteBuffer raw;
+  ChunkDecompressor d;
+  for (const std::size_t n : {3000u, 100u, 70000u, 5u, 0u, 140000u, 70000u}) {
+    for (const int level : {3, 0}) {
+      auto data = compressible(n);
+      for (std::size_t i = 0; i < n; i += 7) data[i] = std::byte{static_cast<unsigned char>(i)};
+      const auto chunk = make_chunk(sample_fields(), data, level);
+      const ChunkHeader h = verify_chunk(chunk);
+      d.unpack(h, std::span(chunk).subspan(kChunkHeaderSize), raw);
+      ASSERT_EQ(std::vector<std::byte>(raw.begin(), raw.end()), data)
+          << n << " bytes, level " << level;
+    }
+  }
 }
 
 TEST(Chunk, TrailerCarriesDataChunkCount) {

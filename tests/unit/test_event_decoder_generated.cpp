@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_event.hpp"
 #include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
 
@@ -98,72 +99,6 @@ void fill(Role role, ArgValue& a, std::uint64_t seed, const Event& ev, bool smal
   }
 }
 
-void expect_same_arg(const ArgValue& x, const ArgValue& y) {
-  EXPECT_EQ(x.present, y.present);
-  EXPECT_EQ(x.scalar, y.scalar);
-  EXPECT_EQ(x.real, y.real);
-  EXPECT_EQ(x.flags, y.flags);
-  EXPECT_EQ(x.list, y.list);
-  EXPECT_EQ(x.remote, y.remote);
-  EXPECT_EQ(x.text, y.text);
-  ASSERT_EQ(x.requests.size(), y.requests.size());
-  for (std::size_t k = 0; k < x.requests.size(); ++k) {
-    EXPECT_EQ(x.requests[k].null, y.requests[k].null);
-    EXPECT_EQ(x.requests[k].thread, y.requests[k].thread);
-    EXPECT_EQ(x.requests[k].event, y.requests[k].event);
-  }
-  ASSERT_EQ(x.statuses.size(), y.statuses.size());
-  for (std::size_t k = 0; k < x.statuses.size(); ++k) {
-    EXPECT_EQ(x.statuses[k].bits, y.statuses[k].bits);
-    EXPECT_EQ(x.statuses[k].source, y.statuses[k].source);
-    EXPECT_EQ(x.statuses[k].tag, y.statuses[k].tag);
-    EXPECT_EQ(x.statuses[k].bytes, y.statuses[k].bytes);
-    EXPECT_EQ(x.statuses[k].error, y.statuses[k].error);
-  }
-}
-
-void expect_identical(const Event& a, const Event& b) {
-  ASSERT_EQ(a.function, b.function);
-  const FunctionInfo& f = a.info();
-  SCOPED_TRACE(std::string(f.name) + " #" + std::to_string(a.index));
-  EXPECT_EQ(a.thread, b.thread);
-  EXPECT_EQ(a.index, b.index);
-  EXPECT_EQ(a.start_ns, b.start_ns);
-  EXPECT_EQ(a.end_ns, b.end_ns);
-  EXPECT_EQ(a.overhead_ns, b.overhead_ns);
-  EXPECT_EQ(a.rc, b.rc);
-  ASSERT_GE(a.args.size(), f.params.size());
-  ASSERT_GE(b.args.size(), f.params.size());
-  for (std::size_t i = 0; i < f.params.size(); ++i) {
-    SCOPED_TRACE(f.params[i].name);
-    expect_same_arg(a.args[i], b.args[i]);
-  }
-  ASSERT_EQ(a.payloads.size(), b.payloads.size());
-  for (std::size_t k = 0; k < a.payloads.size(); ++k) {
-    EXPECT_EQ(a.payloads[k].slot, b.payloads[k].slot);
-    EXPECT_EQ(a.payloads[k].datatype, b.payloads[k].datatype);
-    EXPECT_EQ(a.payloads[k].count, b.payloads[k].count);
-    EXPECT_EQ(a.payloads[k].bytes, b.payloads[k].bytes);
-    EXPECT_EQ(a.payloads[k].offset, b.payloads[k].offset);
-  }
-  ASSERT_EQ(a.send_hashes.size(), b.send_hashes.size());
-  for (std::size_t k = 0; k < a.send_hashes.size(); ++k) {
-    EXPECT_EQ(a.send_hashes[k].hash, b.send_hashes[k].hash);
-    EXPECT_EQ(a.send_hashes[k].bytes, b.send_hashes[k].bytes);
-  }
-  ASSERT_EQ(a.signatures.size(), b.signatures.size());
-  for (std::size_t k = 0; k < a.signatures.size(); ++k)
-    EXPECT_EQ(a.signatures[k].runs, b.signatures[k].runs);
-  EXPECT_EQ(a.callsite, b.callsite);
-  EXPECT_EQ(a.counters, b.counters);
-  EXPECT_EQ(a.stall_ns, b.stall_ns);
-  EXPECT_EQ(a.attribute, b.attribute);
-  ASSERT_EQ(a.neighbours.has_value(), b.neighbours.has_value());
-  if (a.neighbours) {
-    EXPECT_EQ(a.neighbours->sources, b.neighbours->sources);
-  }
-}
-
 // Every function several times with different values, outcomes and extras; returns what was
 // written, with the indexes the reader gives.
 std::vector<Event> write_all(const std::filesystem::path& dir, std::size_t chunk_events,
@@ -243,7 +178,7 @@ void expect_reader_matches(const std::filesystem::path& dir, bool small) {
     std::size_t n = 0;
     while (reader.next(ev)) {
       ASSERT_LT(n, written.size());
-      expect_identical(ev, generic[n]);
+      expect_same_event(ev, generic[n]);
       EXPECT_EQ(ev.raw_start_ns, generic[n].raw_start_ns);
       // And what was written: arguments as given (outputs absent after a failure).
       const Event& w = written[n];

@@ -145,7 +145,8 @@ Walk walk(const fs::path& path) {
   StreamFileReader r(path);
   Walk w;
   Chunk c;
-  while ((w.last = r.next(c)) == ReadResult::chunk) w.data.push_back(c.data);
+  while ((w.last = r.next(c)) == ReadResult::chunk)
+    w.data.emplace_back(c.data.begin(), c.data.end());
   if (w.last == ReadResult::damage) {
     w.damage = r.damage().kind;
     w.damaged_chunk = r.damage().chunk_index;

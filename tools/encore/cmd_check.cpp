@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,7 @@ std::string state_of(DamageKind kind) {
   return kind == DamageKind::truncated ? "truncated" : "corrupt";
 }
 
-std::optional<Trailer> parse_trailer(const std::vector<std::byte>& body) {
+std::optional<Trailer> parse_trailer(std::span<const std::byte> body) {
   if (body.empty()) return std::nullopt;
   try {
     ByteReader in(body);

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "encore/byte_buffer.hpp"
 #include "encore/chunk.hpp"
 
 struct ZSTD_CCtx_s;
@@ -63,11 +64,10 @@ class ChunkDecompressor {
   ChunkDecompressor(const ChunkDecompressor&) = delete;
   ChunkDecompressor& operator=(const ChunkDecompressor&) = delete;
 
-  // Fills `raw_out` (resized to h.raw_size) from a chunk's stored bytes.
+  // Fills `raw_out` (resized to h.raw_size, without zeroing) from a chunk's stored bytes.
   // Needs a header that passed header_problem(). Throws Error if the bytes
   // do not decompress to exactly raw_size bytes.
-  void unpack(const ChunkHeader& h, std::span<const std::byte> stored,
-              std::vector<std::byte>& raw_out);
+  void unpack(const ChunkHeader& h, std::span<const std::byte> stored, ByteBuffer& raw_out);
 
  private:
   ZSTD_DCtx_s* ctx_ = nullptr;

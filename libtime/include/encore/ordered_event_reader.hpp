@@ -23,26 +23,28 @@ class OrderedEventReader {
   // Throws Error if the file is missing or its header is bad.
   explicit OrderedEventReader(const std::filesystem::path& events_file);
 
-  // The next event in call order, or false at the end of what can be read.
-  bool next(Event& out);
+  // The next event in call order, or false at the end of what can be read. Inline: a replay
+  // calls it for every MPI call, and a one-thread rank (the usual) is passed straight through.
+  bool next(Event& out) { return single_ ? reader_.next(out) : next_merged(out); }
   bool complete() const noexcept { return reader_.complete(); }
   const std::string& problem() const noexcept { return reader_.problem(); }
   std::size_t threads() const noexcept { return remaining_.size(); }
   // The encoded body of the event next() just gave (valid until the next call), when it came
   // straight from the file (one thread); empty when it was held back for the merge.
   std::span<const std::byte> last_body() const noexcept {
-    return remaining_.size() <= 1 ? reader_.last_body() : std::span<const std::byte>{};
+    return single_ ? reader_.last_body() : std::span<const std::byte>{};
   }
   // RankEventReader::last_extras_at() of that body (0 when there is none).
-  std::size_t last_extras_at() const noexcept {
-    return remaining_.size() <= 1 ? reader_.last_extras_at() : 0;
-  }
+  std::size_t last_extras_at() const noexcept { return single_ ? reader_.last_extras_at() : 0; }
 
  private:
+  bool next_merged(Event& out);  // several threads: merged by start time
+
   RankEventReader reader_;
   std::map<std::uint16_t, std::uint64_t> remaining_;  // events of each thread not read yet
   std::map<std::uint16_t, std::deque<Event>> buffered_;
   bool exhausted_ = false;
+  bool single_ = true;  // one thread (or none) has events: remaining_.size() <= 1
 };
 
 }  // namespace encore

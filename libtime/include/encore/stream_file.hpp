@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "encore/byte_buffer.hpp"
 #include "encore/chunk.hpp"
 #include "encore/chunk_codec.hpp"
 #include "encore/stream_header.hpp"
@@ -78,9 +79,9 @@ enum class ReadResult : std::uint8_t { chunk, end, damage };
 // every call: its buffer is reused, so memory stays at one chunk.
 struct Chunk {
   ChunkHeader header;
-  std::uint64_t index = 0;      // position in the file, from 0
-  std::uint64_t offset = 0;     // file offset of its header
-  std::vector<std::byte> data;  // raw (decompressed) contents
+  std::uint64_t index = 0;   // position in the file, from 0
+  std::uint64_t offset = 0;  // file offset of its header
+  ByteBuffer data;           // raw (decompressed) contents; bytes past them are not zeroed
 };
 
 struct StreamStats {
@@ -126,7 +127,7 @@ class StreamFileReader {
   };
   enum class State : std::uint8_t { reading, ended, damaged };
 
-  ReadResult advance(ChunkHeader& h, std::vector<std::byte>* body, bool read_body);
+  ReadResult advance(ChunkHeader& h, ByteBuffer* body, bool read_body);
   ReadResult report(DamageKind kind, std::string_view what);
   std::size_t read_at(std::byte* buf, std::size_t n, std::uint64_t offset);
 
@@ -139,7 +140,7 @@ class StreamFileReader {
   bool saw_trailer_ = false;
   std::uint64_t data_chunks_ = 0;
   std::vector<ThreadState> threads_;
-  std::vector<std::byte> stored_;  // compressed body, reused
+  ByteBuffer stored_;  // compressed body, reused
   ChunkDecompressor decompressor_;
   Damage damage_;
   StreamStats stats_;
