@@ -8,6 +8,9 @@ For one rank of one example at 2 ranks this prints each segment's time three way
   captured  the recording's (corrected) segments (`encore export --to chrome`, whose compute
             records are the timeline walk's gaps, in ns);
   replayed  the replay profile's segments (`encore replay -o`), median over --runs replays.
+And, on a machine busy with other work, what preemption does not move: the plain runs' compute
+in the thread's CPU time (bench_call_probe with ENCORE_CALLS_CPU=1) against the replays'
+compute less their measured stalls (the profile's replay.compute_ns - replay.stall.segments_ns).
 Calls line up one for one (same program, same arguments; the probe times MPI_Wtime too, as
 the capture records it), so the rows are: the totals, the segments summed per pair of calls
 around them, and the single segments where replayed and plain differ most.
@@ -31,19 +34,20 @@ from predict_accuracy import DEFAULT_ARGS, run  # noqa: E402
 
 
 def plain_calls(cmd, probe, tmp, rank):
-    """[(function, segment ns before it)] of one rank in a plain run."""
+    """[(function, segment ns before it, its CPU time)] of one rank in a plain run."""
     out = pathlib.Path(tempfile.mkdtemp(dir=tmp))
     run(cmd, env={**os.environ, "LD_PRELOAD": str(probe), "ENCORE_CALLS_DIR": str(out),
-                  "ENCORE_SPAN_DIR": str(out)})
+                  "ENCORE_SPAN_DIR": str(out), "ENCORE_CALLS_CPU": "1"})
     lines = (out / f"rank-{rank}.calls").read_text().split("\n")
     shutil.rmtree(out)
     if "truncated" in lines:
         raise SystemExit("bench_call_probe ran out of room: set ENCORE_CALLS_MAX")
-    calls, leave = [], None
+    calls, leave, leave_cpu = [], None, None
     for line in filter(None, lines):
-        name, enter, left = line.split()
-        calls.append((name, 0 if leave is None else int(enter) - leave))
-        leave = int(left)
+        name, enter, left, enter_cpu, left_cpu = line.split()
+        calls.append((name, 0 if leave is None else int(enter) - leave,
+                      0 if leave is None else int(enter_cpu) - leave_cpu))
+        leave, leave_cpu = int(left), int(left_cpu)
     return calls
 
 
@@ -67,7 +71,7 @@ def trace_calls(tool, trace, rank, tmp):
 
 
 def check_aligned(what, calls, ref):
-    if [n for n, _ in calls] != [n for n, _ in ref]:
+    if [c[0] for c in calls] != [c[0] for c in ref]:
         first = next((i for i, (a, b) in enumerate(zip(calls, ref)) if a[0] != b[0]),
                      min(len(calls), len(ref)))
         raise SystemExit(f"{what}: calls differ from the capture's at call {first} "
@@ -109,7 +113,7 @@ def main():
         gate.wait()
         run([tool, "record", "-o", trace, "--", *mpiexec, *program])
         captured = trace_calls(tool, trace, a.rank, tmp)
-        plains, replays = [], []
+        plains, replays, replay_cpu = [], [], []
         for i in range(a.runs):
             gate.wait()
             plains.append(plain_calls([*mpiexec, *program], probe, tmp, a.rank))
@@ -119,6 +123,8 @@ def main():
             run([tool, "replay", "--rank", a.rank, trace, "-o", prof, "--", *program],
                 env={**os.environ, **replay_env})
             replays.append(trace_calls(tool, prof, a.rank, tmp))
+            done = json.loads((prof / "manifest.json").read_text())["replay"]
+            replay_cpu.append(done["compute_ns"] - done.get("stall", {}).get("segments_ns", 0))
             check_aligned("replay profile", replays[-1], captured)
             shutil.rmtree(prof)
         names = [n for n, _ in captured]
@@ -134,6 +140,11 @@ def main():
         print(f"  all segments (ms):       plain {ms(tot[0])}  captured {ms(tot[1])} "
               f"({100 * (tot[1] / tot[0] - 1):+.2f} %)  replayed {ms(tot[2])} "
               f"({100 * (tot[2] / tot[0] - 1):+.2f} %)")
+        plain_cpu = sum(statistics.median(p[k][2] for p in plains) for k in span)
+        rep_cpu = statistics.median(replay_cpu)
+        print(f"  CPU time (ms):           plain {ms(plain_cpu)}  replayed less stalls "
+              f"{ms(rep_cpu)} ({100 * (rep_cpu / plain_cpu - 1):+.2f} %) "
+              f"[{min(replay_cpu) / 1e6:.3f} .. {max(replay_cpu) / 1e6:.3f}]")
         for label, runs in (("plain", plains), ("replayed", replays)):
             sums = sorted(sum(r[k][1] for k in span) for r in runs)
             print(f"  {label} per run (ms):    " + " ".join(f"{s / 1e6:.3f}" for s in sums))
