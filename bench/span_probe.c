@@ -5,7 +5,9 @@
  * benchmark compares like with like without adding a timer to every example.
  * Each rank writes "<init_return_ns> <finalize_call_ns>" to $ENCORE_SPAN_DIR/rank-<r>.txt.
  * Built with ENCORE_SLOW_PROBE (bench_slow_probe, slow_probe.c), these three calls also bound
- * the compute segments that the slower machine stretches. */
+ * the compute segments that the slower machine stretches; with ENCORE_CALL_PROBE
+ * (bench_call_probe, call_probe.c), they are timed as the other calls are, and MPI_Finalize
+ * writes the rank's calls out before it finalizes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -14,12 +16,23 @@
 
 static long long init_return_ns;
 
-#ifdef ENCORE_SLOW_PROBE
+#if defined(ENCORE_SLOW_PROBE)
 void encore_slow_enter(void);
 void encore_slow_leave(void);
+#define PROBE_ENTER(name) encore_slow_enter()
+#define PROBE_LEAVE() encore_slow_leave()
+#define PROBE_WRITE(rank) ((void)0)
+#elif defined(ENCORE_CALL_PROBE)
+void encore_call_enter(const char* name);
+void encore_call_leave(void);
+void encore_call_write(int rank);
+#define PROBE_ENTER(name) encore_call_enter(name)
+#define PROBE_LEAVE() encore_call_leave()
+#define PROBE_WRITE(rank) encore_call_write(rank)
 #else
-static void encore_slow_enter(void) {}
-static void encore_slow_leave(void) {}
+#define PROBE_ENTER(name) ((void)0)
+#define PROBE_LEAVE() ((void)0)
+#define PROBE_WRITE(rank) ((void)0)
 #endif
 
 static long long now_ns(void) {
@@ -29,23 +42,23 @@ static long long now_ns(void) {
 }
 
 int MPI_Init(int* argc, char*** argv) {
-  encore_slow_enter();
+  PROBE_ENTER("MPI_Init");
   const int rc = PMPI_Init(argc, argv);
-  encore_slow_leave();
+  PROBE_LEAVE();
   init_return_ns = now_ns();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  encore_slow_enter();
+  PROBE_ENTER("MPI_Init_thread");
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  encore_slow_leave();
+  PROBE_LEAVE();
   init_return_ns = now_ns();
   return rc;
 }
 
 int MPI_Finalize(void) {
-  encore_slow_enter();  // the compute before MPI_Finalize is the program's too
+  PROBE_ENTER("MPI_Finalize");  // the compute before MPI_Finalize is the program's too
   const long long finalize_ns = now_ns();
   const char* dir = getenv("ENCORE_SPAN_DIR");
   int rank = 0;
@@ -59,5 +72,6 @@ int MPI_Finalize(void) {
       fclose(f);
     }
   }
+  PROBE_WRITE(rank);
   return PMPI_Finalize();
 }

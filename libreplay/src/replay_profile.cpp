@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "encore/background_worker.hpp"
+#include "encore/cpu_budget.hpp"
 #include "encore/error.hpp"
 #include "encore/event_body.hpp"
 #include "encore/trace_dir.hpp"
@@ -188,6 +189,7 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   writer_ =
       std::make_unique<RankTraceWriter>(out.events_path(rank), out.payload_path(rank), rank, wo);
   last_flush_ns_ = monotonic_ns();
+  cpu_quota_ = cgroup_cpu_quota();
   batch_.resize(kBatchEvents);
   batch_bodies_.resize(1 << 16);
   if (writer_thread) start_helper();
@@ -527,11 +529,10 @@ void ReplayProfile::close(RankStatus status) noexcept {
     manifest_.raw["replay"] = {{"compute_ns", ns(now_ticks_)},
                                {"replay_overhead_ns", total_overhead_ns_ + ns(pending_overhead_)}};
     if (payload_read_ns_) manifest_.raw["replay"]["payload_read_ns"] = *payload_read_ns_;
-    manifest_.raw["replay"]["stall"] = {{"source", stall_source_},
-                                        {"segments_ns", total_segment_stall_ns_},
-                                        {"calls_ns", call_stall_ns_},
-                                        {"cpu_ns", stall_cpu_ns()},
-                                        {"reads", stall_reads_}};
+    manifest_.raw["replay"]["stall"] = {
+        {"source", stall_source_},    {"segments_ns", total_segment_stall_ns_},
+        {"calls_ns", call_stall_ns_}, {"cpu_ns", stall_cpu_ns()},
+        {"reads", stall_reads_},      {"cpu_quota", cpu_quota_}};
     save_manifest(manifest_, TraceDir(dir_).manifest_path());
   } catch (const std::exception& e) {
     stop_helper();

@@ -17,8 +17,10 @@
 // /proc/thread-self/schedstat: a CPU quota's throttling, preemption; not sleeps or blocking
 // I/O, which are the program's time) is charged to the piece just ended: the compute segment
 // before a call (the event's stall extra) or the call itself (the manifest's
-// replay.stall.calls_ns). encore predict spreads them (a CPU-quota cgroup throttles in whole
-// periods: a few segments carry all of it).
+// replay.stall.calls_ns). encore predict spreads them where the replay ran under a CPU quota
+// (a CPU-quota cgroup throttles in whole periods: a few segments carry all of it), and leaves
+// them out where it did not (other work on the machine took the CPU, or the replay's own
+// read-ahead thread did: no part of the program's time).
 #pragma once
 
 #include <pthread.h>
@@ -176,6 +178,10 @@ class ReplayProfile {
   const char* stall_source_ = kStallSchedstat;
   pthread_t mark_thread_{};  // the thread measured (the first to call)
   bool marked_ = false;
+  // The replay's CPU-quota cgroup limit in CPUs (0: none), `replay.stall.cpu_quota`: with a
+  // quota, stalls are its throttling, the slower machine the replay stands for; without, they
+  // are other work on this machine (encore predict --stall-time auto tells them apart so).
+  double cpu_quota_ = 0;
 };
 
 }  // namespace encore::replay

@@ -42,11 +42,8 @@ double cgroup_cpu_limit(const fs::path& root, const fs::path& dir, bool v2) noex
   }
 }
 
-double usable_cpus() noexcept {
-  double cpus = 1;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+double cgroup_cpu_quota() noexcept {
+  double lowest = 0;
   try {
     // "N:controllers:path" per hierarchy; v2's is "0::path".
     std::ifstream in("/proc/self/cgroup");
@@ -73,10 +70,19 @@ double usable_cpus() noexcept {
             break;
           }
       }
-      if (limit > 0) cpus = std::min(cpus, limit);
+      if (limit > 0) lowest = lowest > 0 ? std::min(lowest, limit) : limit;
     }
   } catch (...) {
   }
+  return lowest;
+}
+
+double usable_cpus() noexcept {
+  double cpus = 1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+  if (const double quota = cgroup_cpu_quota(); quota > 0) cpus = std::min(cpus, quota);
   return std::max(cpus, 0.01);
 }
 

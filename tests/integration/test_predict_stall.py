@@ -1,8 +1,10 @@
 """A replay inside a CPU-quota cgroup (50 % of a core, 20 ms period) records the time its thread
 was throttled: in the profile's events (stall extras, summed in replay.stall.segments_ns) and in
-its calls (replay.stall.calls_ns); `encore predict` spreads it over the rank's segments by CPU
-time (default) or keeps it where measured (--stall-time keep). Skipped where no CPU-quota
-cgroup can be made (not root, no cpu controller)."""
+its calls (replay.stall.calls_ns) and the quota (replay.stall.cpu_quota); `encore predict` spreads
+it over the rank's segments by CPU time (default for a replay under a quota) or keeps it where
+measured (--stall-time keep). A replay without a quota says so, and predict leaves its stalls
+(other work on the machine) out of its compute. Skipped where no CPU-quota cgroup can be made
+(not root, no cpu controller)."""
 import json
 import os
 import pathlib
@@ -69,6 +71,7 @@ class PredictStall(harness.TempDirTest):
                      harness.example("halo2d"), *args], timeout=120)
         stall = json.loads((prof / "manifest.json").read_text())["replay"]
         self.assertIn(stall["stall"]["source"], ("run_delay", "wall - thread CPU"))
+        self.assertAlmostEqual(stall["stall"]["cpu_quota"], QUOTA_US / PERIOD_US, delta=1e-9)
         total = stall["stall"]["segments_ns"] + stall["stall"]["calls_ns"]
         wall = stall["compute_ns"] + stall["replay_overhead_ns"]
         # Half a core: the thread waits about as long as it runs (more if the machine is busy).
@@ -121,9 +124,23 @@ class PredictStall(harness.TempDirTest):
         self.assertRegex(text, r"rank 0 stalled \S+ in its compute and \S+ in the replay's "
                                r"calls: \S+ spread over its segments by running time")
         bad = harness.run([harness.TOOL, "predict", str(trace), "--replay", str(prof),
-                           "--stall-time", "drop"], check=False)
+                           "--stall-time", "sometimes"], check=False)
         self.assertEqual(bad.returncode, 2, bad.stderr)
         self.assertIn("--stall-time", bad.stderr)
+
+        # Without the quota: the replay says it had none, and its stalls (whatever preempted it)
+        # are left out of its compute: each segment its time less its stall.
+        free = self.tmp / "free"
+        harness.run([harness.TOOL, "replay", "--rank", "0", "-o", str(free), str(trace), "--",
+                     harness.example("halo2d"), *args], timeout=120)
+        quota = json.loads((free / "manifest.json").read_text())["replay"]["stall"]["cpu_quota"]
+        if quota > 0:
+            self.skipTest(f"the tests run under a CPU quota themselves ({quota} CPUs)")
+        d = self.predict(trace, free)["ranks"][0]["stall"]
+        self.assertEqual(d["mode"], "drop")
+        self.assertEqual(d["factor"], 1.0)
+        self.assertAlmostEqual(d["compute_given_s"], d["compute_measured_s"] - d["segments_s"],
+                               delta=1e-6)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // A replayed rank's stalls (the profile's stall extras and replay.stall.calls_ns): spread over
-// its segments in proportion to their CPU time by default, kept where measured on request,
-// and what the inferred ranks and the summary see of them.
+// its segments in proportion to their CPU time where the replay ran under a CPU quota, left out
+// where it ran without one, kept where measured on request, and what the inferred ranks and
+// the summary see of them.
 #include <fstream>
 #include <optional>
 #include <vector>
@@ -84,11 +85,15 @@ class PredictStall : public TempDirTest {
     if (replay) doc["replay"] = *replay;
     std::ofstream(TraceDir(prof_).manifest_path()) << doc.dump(2);
   }
-  void write_profile() {
-    write_profile(rank0({20000, 70000, 40000, 2000}, {0, 10000, 0, 0}),
-                  nlohmann::json{{"compute_ns", 132000},
-                                 {"replay_overhead_ns", 8000},
-                                 {"stall", {{"source", "run_delay"}, {"calls_ns", 2000}}}});
+  // `quota`: replay.stall.cpu_quota (none: a profile older than the key). Replaces any profile.
+  void write_profile(std::optional<double> quota = std::nullopt) {
+    std::filesystem::remove_all(prof_);
+    std::filesystem::create_directories(prof_);
+    nlohmann::json stall = {{"source", "run_delay"}, {"calls_ns", 2000}};
+    if (quota) stall["cpu_quota"] = *quota;
+    write_profile(
+        rank0({20000, 70000, 40000, 2000}, {0, 10000, 0, 0}),
+        nlohmann::json{{"compute_ns", 132000}, {"replay_overhead_ns", 8000}, {"stall", stall}});
   }
 
   // The compute before each of rank `r`'s calls (the first: its start offset).
@@ -154,6 +159,49 @@ TEST_F(PredictStall, KeepLeavesEachSegmentAsMeasured) {
   EXPECT_EQ(c, (std::vector<std::int64_t>{0, 20000, 70000, 40000, 2000}));
   EXPECT_EQ(s.spread_compute_ns(), 132000u);
   EXPECT_DOUBLE_EQ(scale_.overall, 132000.0 / 61000.0);
+}
+
+TEST_F(PredictStall, DropLeavesEachSegmentLessItsStall) {
+  write_profile();
+  const auto c = feed(0, predict::StallTime::drop);
+  const predict::StallSpread& s = scale_.stalls.at(0);
+  EXPECT_TRUE(s.active());
+  EXPECT_DOUBLE_EQ(s.factor, 1.0);
+  // The 70 us segment less its 10 us stall; the others as measured.
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 20000, 60000, 40000, 2000}));
+  EXPECT_EQ(s.spread_compute_ns(), 122000u);
+  // The inferred rank follows: 122000 replayed over 61000 captured.
+  EXPECT_DOUBLE_EQ(scale_.overall, 2.0);
+  EXPECT_EQ(feed(1, predict::StallTime::drop)[1], 20000);
+}
+
+TEST_F(PredictStall, AutoDropsWithoutAQuotaAndSpreadsUnderOne) {
+  write_profile(0.0);  // ran without a CPU quota: the stall was other work on the machine
+  auto c = feed(0, predict::StallTime::automatic);
+  EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::drop);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 20000, 60000, 40000, 2000}));
+  write_profile(0.5);  // half a core: the stall is the slower machine
+  c = feed(0, predict::StallTime::automatic);
+  EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::spread);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 21875, 65625, 43750, 2188}));
+  write_profile();  // a profile that does not say: spread, as before the key
+  c = feed(0, predict::StallTime::automatic);
+  EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::spread);
+  // An explicit mode wins over the profile's quota.
+  write_profile(0.0);
+  c = feed(0, predict::StallTime::spread);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 21875, 65625, 43750, 2188}));
+}
+
+TEST_F(PredictStall, BadCpuQuotaIsRefusedNamingTheKey) {
+  write_profile(rank0({20000, 70000, 40000, 2000}),
+                nlohmann::json{{"stall", {{"calls_ns", 0}, {"cpu_quota", -1}}}});
+  try {
+    predict::open_profile(prof_, 2);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("replay.stall.cpu_quota"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(PredictStall, InferredRankScalesByTheSpreadCompute) {
@@ -225,7 +273,12 @@ TEST(PredictStallSpreader, CarriesTheRoundingAndNamesTheModes) {
   EXPECT_EQ(f(10, 4), 12);
   EXPECT_EQ(predict::parse_stall_time("spread"), predict::StallTime::spread);
   EXPECT_EQ(predict::parse_stall_time("keep"), predict::StallTime::keep);
-  EXPECT_FALSE(predict::parse_stall_time("drop"));
+  EXPECT_EQ(predict::parse_stall_time("drop"), predict::StallTime::drop);
+  EXPECT_EQ(predict::parse_stall_time("auto"), predict::StallTime::automatic);
+  EXPECT_FALSE(predict::parse_stall_time("sometimes"));
+  for (const auto m : {predict::StallTime::spread, predict::StallTime::keep,
+                       predict::StallTime::drop, predict::StallTime::automatic})
+    EXPECT_EQ(predict::parse_stall_time(predict::to_string(m)), m);
   EXPECT_EQ(predict::StallSpreader()(123, 100), 123);
 }
 

@@ -34,7 +34,7 @@ struct PredictOptions {
   std::string model = "loggps";
   std::string params;
   std::string infer = "ratio";
-  std::string stall_time = "spread";
+  std::string stall_time = "auto";
   bool json = false;
 };
 
@@ -176,8 +176,8 @@ int predict_main(const PredictOptions& o) {
 
   const auto stall_time = predict::parse_stall_time(o.stall_time);
   if (!stall_time)
-    throw ExitError(kExitUsage,
-                    "--stall-time: expected spread or keep, got '" + o.stall_time + "'");
+    throw ExitError(kExitUsage, "--stall-time: expected auto, spread, keep or drop, got '" +
+                                    o.stall_time + "'");
   predict::ComputeScale scale = predict::measure_scale(t.dir, profiles, *stall_time);
   if (o.infer != "aligned") scale.source_rank.reset();
   std::vector<std::unique_ptr<predict::RankFeed>> feeds;
@@ -305,14 +305,20 @@ int predict_main(const PredictOptions& o) {
     for (const auto& [r, st] : scale.stalls) {
       if (!st.measured) continue;
       const auto ns = [](std::uint64_t v) { return format_duration(v); };
+      std::string what = " (kept where measured)";
+      if (st.active() && st.mode == predict::StallTime::drop)
+        what = fmt::format(
+            ": left out of its compute, the replay having run without a CPU "
+            "quota (compute {} -> {})",
+            ns(st.compute_ns), ns(st.spread_compute_ns()));
+      else if (st.active())
+        what = fmt::format(
+            ": {} spread over its segments by running time (x{:.3f}; compute {} -> "
+            "{})",
+            ns(st.spread_compute_ns() - st.cpu_ns()), st.factor, ns(st.compute_ns),
+            ns(st.spread_compute_ns()));
       fmt::print("  rank {} stalled {} in its compute and {} in the replay's calls{}\n", r,
-                 ns(st.segments_ns), ns(st.calls_ns),
-                 st.active()
-                     ? fmt::format(": {} spread over its segments by running time (x{:.3f}; "
-                                   "compute {} -> {})",
-                                   ns(st.spread_compute_ns() - st.cpu_ns()), st.factor,
-                                   ns(st.compute_ns), ns(st.spread_compute_ns()))
-                     : std::string(" (kept where measured)"));
+                 ns(st.segments_ns), ns(st.calls_ns), what);
     }
     fmt::print("  predicted total: {:.6f} s (recorded {:.6f} s, {})\n", seconds(predicted_end),
                seconds(recorded_end), pct(seconds(predicted_end), seconds(recorded_end)));
@@ -373,9 +379,10 @@ Subcommand add_predict(CLI::App& parent) {
          "--stall-time", o->stall_time,
          "time a replayed rank's thread was not running (a CPU quota's throttling, "
          "preemption), as its profile measured it: spread (each compute segment gets "
-         "its time less its stall times the rank's measured slow-down) or keep (each segment as "
-         "measured)")
-      ->check(CLI::IsMember({"spread", "keep"}))
+         "its time less its stall times the rank's measured slow-down), keep (each segment as "
+         "measured), drop (each segment less its stall) or auto (drop where the replay ran "
+         "without a CPU quota, else spread)")
+      ->check(CLI::IsMember({"auto", "spread", "keep", "drop"}))
       ->capture_default_str();
   app->add_flag("--json", o->json, "Print the summary as one JSON object");
   app->footer(std::string(kExitCodesFooter) +

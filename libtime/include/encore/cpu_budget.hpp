@@ -13,6 +13,10 @@ namespace encore {
 // small positive number; never throws.
 double usable_cpus() noexcept;
 
+// The CPU quota of the process's cgroup or any cgroup above it, in CPUs (0.5: half a core), the
+// lowest where several set one; 0 where none does. Never throws.
+double cgroup_cpu_quota() noexcept;
+
 // The quota part alone, for tests: the lowest quota / period of `dir` and its parents up to
 // `root` (0 if none is set).
 double cgroup_cpu_limit(const std::filesystem::path& root, const std::filesystem::path& dir,

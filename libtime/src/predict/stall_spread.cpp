@@ -5,10 +5,24 @@ namespace encore::predict {
 std::optional<StallTime> parse_stall_time(std::string_view s) {
   if (s == "spread") return StallTime::spread;
   if (s == "keep") return StallTime::keep;
+  if (s == "drop") return StallTime::drop;
+  if (s == "auto") return StallTime::automatic;
   return std::nullopt;
 }
 
-std::string_view to_string(StallTime t) { return t == StallTime::spread ? "spread" : "keep"; }
+std::string_view to_string(StallTime t) {
+  switch (t) {
+    case StallTime::spread:
+      return "spread";
+    case StallTime::keep:
+      return "keep";
+    case StallTime::drop:
+      return "drop";
+    case StallTime::automatic:
+      break;
+  }
+  return "auto";
+}
 
 void StallSpread::finish() {
   factor = 1.0;

@@ -61,7 +61,7 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   const auto& r = doc["replay_of"].value("rank", nlohmann::json());
   if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
     throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
-  ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}, {}};
+  ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}, {}, {}};
   // Optional totals (absent from a replay that was killed, or older than the key).
   const auto number = [&](const nlohmann::json& obj, const char* key,
                           const std::string& path) -> std::optional<std::uint64_t> {
@@ -77,6 +77,14 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
     if (rep.is_object() && rep.contains("stall")) {
       p.call_stall_ns = number(rep["stall"], "calls_ns", "replay.stall.calls_ns");
       p.stall_cpu_ns = number(rep["stall"], "cpu_ns", "replay.stall.cpu_ns");
+      if (const auto& st = rep["stall"]; st.is_object() && st.contains("cpu_quota")) {
+        if (!st["cpu_quota"].is_number() || !(st["cpu_quota"].get<double>() >= 0))
+          throw Error(
+              fmt::format("{}: replay.stall.cpu_quota: expected a non-negative number, "
+                          "got {}",
+                          where, st["cpu_quota"].dump()));
+        p.cpu_quota = st["cpu_quota"].get<double>();
+      }
     }
   }
   return p;
@@ -104,7 +112,9 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     RankSum total;
     std::unordered_map<std::uint64_t, RankSum> rank_sites;
     StallSpread& st = s.stalls[p.rank];
-    st.mode = stalls;
+    st.mode = stalls != StallTime::automatic       ? stalls
+              : p.cpu_quota && *p.cpu_quota == 0.0 ? StallTime::drop
+                                                   : StallTime::spread;
     std::uint64_t overhead = 0;
     while (cap.next(a)) {
       if (!rep.next(b))

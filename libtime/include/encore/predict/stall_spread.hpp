@@ -7,7 +7,9 @@
 // everywhere. Spreading gives each segment its running time (its time less its stall; a sleep
 // in it counts as running) times the rank's measured slow-down (all its wall time over all of
 // it less the stalls, the replay's own calls included, since a throttle lands wherever the
-// quota runs out).
+// quota runs out). Stalls of a replay that ran without a CPU quota are no slower machine but
+// other work on this one (another process, or the replay's own payload read-ahead thread woken
+// on the program's core): they are dropped, each segment its time less its stall.
 #pragma once
 
 #include <algorithm>
@@ -21,19 +23,23 @@ namespace encore::predict {
 enum class StallTime : std::uint8_t {
   spread,  // each segment: its time less its stall x (all wall time / all of it less stalls)
   keep,    // each segment as measured, stalls where they fell
+  drop,    // each segment: its time less its stall
+  // Per profile: drop where it says the replay ran without a CPU quota
+  // (replay.stall.cpu_quota 0), else spread (a quota, or a profile that does not say).
+  automatic,
 };
 
-// "spread" or "keep"; nullopt otherwise.
+// "spread", "keep", "drop" or "auto"; nullopt otherwise.
 std::optional<StallTime> parse_stall_time(std::string_view s);
 std::string_view to_string(StallTime t);
 
 // One replayed rank's stalls and what spreading them does.
 struct StallSpread {
-  StallTime mode = StallTime::spread;
-  std::uint64_t segments_ns = 0;  // stalls measured in compute segments (summed extras)
-  std::uint64_t calls_ns = 0;     // stalls measured inside the replayed calls
-  std::uint64_t compute_ns = 0;   // the segments' measured (wall) time, stalls included
-  std::uint64_t overhead_ns = 0;  // the replay's own time in the calls, stalls included
+  StallTime mode = StallTime::spread;  // spread, keep or drop (never automatic)
+  std::uint64_t segments_ns = 0;       // stalls measured in compute segments (summed extras)
+  std::uint64_t calls_ns = 0;          // stalls measured inside the replayed calls
+  std::uint64_t compute_ns = 0;        // the segments' measured (wall) time, stalls included
+  std::uint64_t overhead_ns = 0;       // the replay's own time in the calls, stalls included
   // The thread's CPU time over the interval the stalls were measured in, when the profile says
   // (0: not known). Better than wall time less stalls, which counts blocking I/O and sleeps.
   std::uint64_t ran_ns = 0;
@@ -42,13 +48,17 @@ struct StallSpread {
   // time being ran_ns where known, else all wall time less the stalls; 1 without stalls.
   double factor = 1.0;
 
-  // Sets `factor` from the totals (1 when nothing stalled or in keep mode).
+  // Sets `factor` from the totals (1 when nothing stalled or in keep or drop mode).
   void finish();
   // The segments' running time (their time less their stalls).
   std::uint64_t cpu_ns() const { return compute_ns - std::min(segments_ns, compute_ns); }
-  // The segments' total after spreading (== compute_ns in keep mode).
+  // The segments' total after spreading (== compute_ns in keep mode, cpu_ns() in drop mode).
   std::uint64_t spread_compute_ns() const;
-  bool active() const { return mode == StallTime::spread && factor != 1.0; }
+  // Whether segments are given other than their measured time.
+  bool active() const {
+    return (mode == StallTime::spread && factor != 1.0) ||
+           (mode == StallTime::drop && segments_ns > 0);
+  }
 };
 
 // Applies a StallSpread to one rank's segments in order; the rounding error is carried from

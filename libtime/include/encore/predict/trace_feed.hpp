@@ -54,6 +54,8 @@ struct ReplayProfile {
   std::optional<std::uint64_t> call_stall_ns, overhead_ns;
   // The thread's CPU time over the interval the stalls were measured in (replay.stall.cpu_ns).
   std::optional<std::uint64_t> stall_cpu_ns;
+  // The CPU quota the replay ran under, in CPUs, 0 for none (replay.stall.cpu_quota).
+  std::optional<double> cpu_quota;
 };
 
 // Loads a profile directory's manifest and checks it replays a rank of a run of `nprocs`
@@ -61,7 +63,8 @@ struct ReplayProfile {
 ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs);
 
 // One pass over the replayed ranks (capture and profile side by side), which also sums each
-// profile's stalls (`stalls` says what the feeds then do with them). Throws Error if a
+// profile's stalls (`stalls` says what the feeds then do with them; automatic is resolved per
+// profile into the StallSpread's mode). Throws Error if a
 // profile does not follow its capture call for call.
 ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProfile>& profiles,
                            StallTime stalls = StallTime::spread);
