@@ -4,11 +4,12 @@
  *   loop=<name> iters=<n> ns_per_iter=<x> bytes=<message size>
  * Run it under mpiexec -n 2, plain and under `encore record`, and compare (bench/capture.py).
  * Arguments: [small-message iterations] [1 MiB iterations] [all|pingpong8|iprobe|pingpong1M] */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <mpi.h>
 
 static double now_ns(void) {
   struct timespec ts;
@@ -32,7 +33,8 @@ static void pingpong(int rank, int iters, int bytes, const char* name) {
     }
   }
   const double t1 = now_ns();
-  if (rank == 0) printf("loop=%s iters=%d ns_per_iter=%.1f bytes=%d\n", name, iters, (t1 - t0) / iters, bytes);
+  if (rank == 0)
+    printf("loop=%s iters=%d ns_per_iter=%.1f bytes=%d\n", name, iters, (t1 - t0) / iters, bytes);
   free(buf);
 }
 

@@ -2,9 +2,10 @@
 
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 
 #include <fstream>
+
+#include <libunwind.h>
 #include <nlohmann/json.hpp>
 
 namespace encore::dump {

@@ -4,10 +4,10 @@
 // Two estimates per rank. Round trips: the reply's time against the midpoint of the trip,
 // keeping the shortest trip (its half is a hard bound on the error); trips go on past the first
 // 8 while the best one is still slow (a loaded machine or a slow network), up to 64, unless
-// the shared clock below answers for the peer. The shared clock: ranks on one kernel (same boot id) read the same CLOCK_MONOTONIC, so
-// each rank's (timestamp, monotonic) pair gives the offset to within the pairs' widths, tens
-// of nanoseconds, however late the messages are. It is used when it lies inside the round
-// trips' bound (a time namespace or a reused host name would not).
+// the shared clock below answers for the peer. The shared clock: ranks on one kernel (same boot id)
+// read the same CLOCK_MONOTONIC, so each rank's (timestamp, monotonic) pair gives the offset to
+// within the pairs' widths, tens of nanoseconds, however late the messages are. It is used when it
+// lies inside the round trips' bound (a time namespace or a reused host name would not).
 #pragma once
 
 #include <cstdint>

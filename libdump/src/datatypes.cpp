@@ -14,14 +14,18 @@ void append(Runs& out, const Runs& part, std::uint64_t times) {
   if (times == 0 || part.empty()) return;
   if (part.size() == 1) {
     const SignatureRun r{part[0].elem_size, part[0].repeat * times};
-    if (!out.empty() && out.back().elem_size == r.elem_size) out.back().repeat += r.repeat;
-    else out.push_back(r);
+    if (!out.empty() && out.back().elem_size == r.elem_size)
+      out.back().repeat += r.repeat;
+    else
+      out.push_back(r);
     return;
   }
   for (std::uint64_t t = 0; t < times && out.size() <= kMaxSignatureRuns; ++t) {
     for (const auto& r : part) {
-      if (!out.empty() && out.back().elem_size == r.elem_size) out.back().repeat += r.repeat;
-      else out.push_back(r);
+      if (!out.empty() && out.back().elem_size == r.elem_size)
+        out.back().repeat += r.repeat;
+      else
+        out.push_back(r);
     }
   }
 }
@@ -33,11 +37,20 @@ Runs named_signature(MPI_Datatype dt) {
     std::uint32_t a, b;
   };
   static const Pair pairs[] = {
-      {MPI_FLOAT_INT, 4, 4}, {MPI_DOUBLE_INT, 8, 4}, {MPI_LONG_INT, 8, 4},
-      {MPI_SHORT_INT, 2, 4}, {MPI_2INT, 4, 4},       {MPI_LONG_DOUBLE_INT, 16, 4},
-      {MPI_C_FLOAT_COMPLEX, 4, 4}, {MPI_C_DOUBLE_COMPLEX, 8, 8},
-      {MPI_C_LONG_DOUBLE_COMPLEX, 16, 16}, {MPI_COMPLEX, 4, 4}, {MPI_DOUBLE_COMPLEX, 8, 8},
-      {MPI_2REAL, 4, 4}, {MPI_2DOUBLE_PRECISION, 8, 8}, {MPI_2INTEGER, 4, 4},
+      {MPI_FLOAT_INT, 4, 4},
+      {MPI_DOUBLE_INT, 8, 4},
+      {MPI_LONG_INT, 8, 4},
+      {MPI_SHORT_INT, 2, 4},
+      {MPI_2INT, 4, 4},
+      {MPI_LONG_DOUBLE_INT, 16, 4},
+      {MPI_C_FLOAT_COMPLEX, 4, 4},
+      {MPI_C_DOUBLE_COMPLEX, 8, 8},
+      {MPI_C_LONG_DOUBLE_COMPLEX, 16, 16},
+      {MPI_COMPLEX, 4, 4},
+      {MPI_DOUBLE_COMPLEX, 8, 8},
+      {MPI_2REAL, 4, 4},
+      {MPI_2DOUBLE_PRECISION, 8, 8},
+      {MPI_2INTEGER, 4, 4},
   };
   for (const auto& p : pairs) {
     if (p.type == dt) {

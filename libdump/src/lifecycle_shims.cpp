@@ -1,8 +1,7 @@
 // The shims the generator leaves to us: MPI_Init(_thread) start the recorder, MPI_Finalize and
 // MPI_Abort close the trace, and MPI_Pcontrol is variadic.
-#include <mpi.h>
-
 #include "call.hpp"
+#include <mpi.h>
 
 using namespace encore;
 using namespace encore::dump;

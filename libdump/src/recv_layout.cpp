@@ -31,8 +31,8 @@ RecvLayout bcast(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, i
                  MPI_Comm comm) {
   // The root sends; on an intercommunicator only the remote group receives.
   const CommInfo& info = c.recorder().comm(comm);
-  const bool receives = info.inter ? (root != MPI_ROOT && root != MPI_PROC_NULL)
-                                   : root != info.rank;
+  const bool receives =
+      info.inter ? (root != MPI_ROOT && root != MPI_PROC_NULL) : root != info.rank;
   if (!receives) return {};
   return {{buf, count, type}};
 }
@@ -68,8 +68,8 @@ RecvLayout blocks(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, 
 }
 
 template <class C, class D>
-RecvLayout blocks_v(Call& c, const void* buf, const C* counts, const D* displs,
-                    MPI_Datatype type, MPI_Comm comm, bool neighbor) {
+RecvLayout blocks_v(Call& c, const void* buf, const C* counts, const D* displs, MPI_Datatype type,
+                    MPI_Comm comm, bool neighbor) {
   const auto n = c.recv_peers(comm, neighbor);
   const MPI_Aint extent = extent_of(type);
   RecvLayout out;
@@ -94,12 +94,14 @@ RecvLayout blocks_w(Call& c, const void* buf, const C* counts, const D* byte_dis
 }
 
 // The count and displacement types of the int and large-count (_c) bindings.
-template RecvLayout gatherv(Call&, const void*, const int*, const int*, MPI_Datatype, int, MPI_Comm);
-template RecvLayout gatherv(Call&, const void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype, int,
+template RecvLayout gatherv(Call&, const void*, const int*, const int*, MPI_Datatype, int,
                             MPI_Comm);
+template RecvLayout gatherv(Call&, const void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype,
+                            int, MPI_Comm);
 template RecvLayout mine(Call&, const void*, const int*, MPI_Datatype, MPI_Comm);
 template RecvLayout mine(Call&, const void*, const MPI_Count*, MPI_Datatype, MPI_Comm);
-template RecvLayout blocks_v(Call&, const void*, const int*, const int*, MPI_Datatype, MPI_Comm, bool);
+template RecvLayout blocks_v(Call&, const void*, const int*, const int*, MPI_Datatype, MPI_Comm,
+                             bool);
 template RecvLayout blocks_v(Call&, const void*, const MPI_Count*, const MPI_Aint*, MPI_Datatype,
                              MPI_Comm, bool);
 template RecvLayout blocks_w(Call&, const void*, const int*, const int*, const MPI_Datatype*,

@@ -3,10 +3,10 @@
 // called (nonblocking ones keep it until they complete); payload capture walks it.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <vector>
+
+#include <mpi.h>
 
 namespace encore::dump {
 
@@ -38,8 +38,8 @@ RecvLayout mine(Call& c, const void* buf, const C* counts, MPI_Datatype type, MP
 RecvLayout blocks(Call& c, const void* buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm,
                   bool neighbor);
 template <class C, class D>
-RecvLayout blocks_v(Call& c, const void* buf, const C* counts, const D* displs,
-                    MPI_Datatype type, MPI_Comm comm, bool neighbor);
+RecvLayout blocks_v(Call& c, const void* buf, const C* counts, const D* displs, MPI_Datatype type,
+                    MPI_Comm comm, bool neighbor);
 template <class C, class D>
 RecvLayout blocks_w(Call& c, const void* buf, const C* counts, const D* byte_displs,
                     const MPI_Datatype* types, MPI_Comm comm, bool neighbor);

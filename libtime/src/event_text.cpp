@@ -1,10 +1,9 @@
 #include "encore/event_text.hpp"
 
-#include <mpi.h>
-
 #include <array>
 
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include "encore/event_format.hpp"
 
@@ -17,34 +16,56 @@ constexpr std::size_t kMaxItems = 8;  // arrays are abbreviated after this many 
 
 std::string_view kind_prefix(HandleKind kind) {
   switch (kind) {
-    case HandleKind::comm: return "comm";
-    case HandleKind::group: return "group";
-    case HandleKind::datatype: return "type";
-    case HandleKind::op: return "op";
-    case HandleKind::info: return "info";
-    case HandleKind::errhandler: return "errhandler";
-    case HandleKind::win: return "win";
-    case HandleKind::file: return "file";
-    case HandleKind::message: return "message";
-    case HandleKind::session: return "session";
-    case HandleKind::request: return "request";
+    case HandleKind::comm:
+      return "comm";
+    case HandleKind::group:
+      return "group";
+    case HandleKind::datatype:
+      return "type";
+    case HandleKind::op:
+      return "op";
+    case HandleKind::info:
+      return "info";
+    case HandleKind::errhandler:
+      return "errhandler";
+    case HandleKind::win:
+      return "win";
+    case HandleKind::file:
+      return "file";
+    case HandleKind::message:
+      return "message";
+    case HandleKind::session:
+      return "session";
+    case HandleKind::request:
+      return "request";
   }
   return "handle";
 }
 
 std::string_view null_name(HandleKind kind) {
   switch (kind) {
-    case HandleKind::comm: return "MPI_COMM_NULL";
-    case HandleKind::group: return "MPI_GROUP_NULL";
-    case HandleKind::datatype: return "MPI_DATATYPE_NULL";
-    case HandleKind::op: return "MPI_OP_NULL";
-    case HandleKind::info: return "MPI_INFO_NULL";
-    case HandleKind::errhandler: return "MPI_ERRHANDLER_NULL";
-    case HandleKind::win: return "MPI_WIN_NULL";
-    case HandleKind::file: return "MPI_FILE_NULL";
-    case HandleKind::message: return "MPI_MESSAGE_NULL";
-    case HandleKind::session: return "MPI_SESSION_NULL";
-    case HandleKind::request: return "MPI_REQUEST_NULL";
+    case HandleKind::comm:
+      return "MPI_COMM_NULL";
+    case HandleKind::group:
+      return "MPI_GROUP_NULL";
+    case HandleKind::datatype:
+      return "MPI_DATATYPE_NULL";
+    case HandleKind::op:
+      return "MPI_OP_NULL";
+    case HandleKind::info:
+      return "MPI_INFO_NULL";
+    case HandleKind::errhandler:
+      return "MPI_ERRHANDLER_NULL";
+    case HandleKind::win:
+      return "MPI_WIN_NULL";
+    case HandleKind::file:
+      return "MPI_FILE_NULL";
+    case HandleKind::message:
+      return "MPI_MESSAGE_NULL";
+    case HandleKind::session:
+      return "MPI_SESSION_NULL";
+    case HandleKind::request:
+      return "MPI_REQUEST_NULL";
   }
   return "NULL";
 }
@@ -117,7 +138,8 @@ std::string request_text(const RequestRef& r, const Event& ev) {
 }
 
 std::string members_text(const std::vector<std::int64_t>& members) {
-  return list_text(members, [](std::int64_t m) { return m < 0 ? std::string("?") : std::to_string(m); });
+  return list_text(members,
+                   [](std::int64_t m) { return m < 0 ? std::string("?") : std::to_string(m); });
 }
 
 // The text of one argument, or empty if it is not worth showing.
@@ -129,10 +151,14 @@ std::string arg_text(const ParamInfo& p, const ArgValue& a, const Event& ev) {
     case Role::buf_out:
     case Role::buf_inout:
       switch (static_cast<BufFlag>(a.scalar)) {
-        case BufFlag::in_place: return "MPI_IN_PLACE";
-        case BufFlag::bottom: return "MPI_BOTTOM";
-        case BufFlag::absent: return "(absent)";
-        default: return {};
+        case BufFlag::in_place:
+          return "MPI_IN_PLACE";
+        case BufFlag::bottom:
+          return "MPI_BOTTOM";
+        case BufFlag::absent:
+          return "(absent)";
+        default:
+          return {};
       }
     case Role::count:
     case Role::aint:
@@ -232,8 +258,10 @@ std::string describe_args(const Event& ev) {
     if (p.role == Role::request_out && ev.rc != 0) continue;
     const std::string text = arg_text(p, a, ev);
     if (text.empty()) continue;
-    if (p.role == Role::ret_aint || p.role == Role::ret_double) add("-> " + text);
-    else add(fmt::format("{}={}", p.name, text));
+    if (p.role == Role::ret_aint || p.role == Role::ret_double)
+      add("-> " + text);
+    else
+      add(fmt::format("{}={}", p.name, text));
   }
   if (ev.rc != 0) add(fmt::format("rc={}", ev.rc));
   if (!ev.payloads.empty()) {
@@ -249,7 +277,8 @@ std::string describe_args(const Event& ev) {
     }
     add(recv);
   }
-  for (const SendHash& h : ev.send_hashes) add(fmt::format("sent {}B hash={:016x}", h.bytes, h.hash));
+  for (const SendHash& h : ev.send_hashes)
+    add(fmt::format("sent {}B hash={:016x}", h.bytes, h.hash));
   if (ev.attribute) add(fmt::format("value={}", *ev.attribute));
   if (const auto& n = ev.neighbours) {
     const auto ints = [](const std::vector<std::int64_t>& v) {
@@ -267,9 +296,9 @@ std::string describe_args(const Event& ev) {
 }
 
 std::string describe_event(std::uint32_t rank, const Event& ev) {
-  std::string line = fmt::format("r{} t{} #{} {}  {:.6f} ms +{}", rank, ev.thread, ev.index,
-                                 ev.info().name, static_cast<double>(ev.start_ns) / 1e6,
-                                 format_duration(ev.end_ns - ev.start_ns));
+  std::string line =
+      fmt::format("r{} t{} #{} {}  {:.6f} ms +{}", rank, ev.thread, ev.index, ev.info().name,
+                  static_cast<double>(ev.start_ns) / 1e6, format_duration(ev.end_ns - ev.start_ns));
   const std::string args = describe_args(ev);
   if (!args.empty()) line += "  " + args;
   return line;
@@ -298,8 +327,7 @@ std::string format_duration(std::uint64_t ns) {
   const auto d = static_cast<double>(ns);
   if (ns < 1000) return fmt::format("{}ns", ns);
   if (ns < 1'000'000) return fmt::format("{:.{}f}us", d / 1e3, d < 1e4 ? 2 : d < 1e5 ? 1 : 0);
-  if (ns < 1'000'000'000)
-    return fmt::format("{:.{}f}ms", d / 1e6, d < 1e7 ? 2 : d < 1e8 ? 1 : 0);
+  if (ns < 1'000'000'000) return fmt::format("{:.{}f}ms", d / 1e6, d < 1e7 ? 2 : d < 1e8 ? 1 : 0);
   return fmt::format("{:.3f}s", d / 1e9);
 }
 

@@ -1,8 +1,9 @@
 /* Rank 1 calls MPI_Abort after `n` exchanges (default 50): the capture must flush everything up
  * to the abort and say how the rank ended. */
-#include <mpi.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <mpi.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

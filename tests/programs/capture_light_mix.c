@@ -6,11 +6,12 @@
  *   capture_light_mix <iterations> [finalize|segv|kill]
  * segv: rank 1 dies of SIGSEGV after the loop (the crash handler writes what it recorded);
  * kill: rank 1 waits for the periodic flush, then sends itself SIGKILL. */
-#include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <mpi.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
     MPI_Recv(NULL, 0, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     /* A run of failed polls (a tag nobody sends), broken by the next light call. */
     int flag = 1;
-    for (int k = 0; k < 1 + i % 6; ++k) MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 1 + i % 6; ++k)
+      MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     if (i % 5 == 0) {
       /* The Call path: a send too large to be light, a derived type, nonblocking calls. */
       MPI_Request r[2];

@@ -1,9 +1,10 @@
 /* Rank 1 dies of SIGSEGV after `n` exchanges (default 200): the capture's signal handler must
  * write every event committed before the crash. */
-#include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <mpi.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -2,10 +2,11 @@
  * mid-run and checks that the trace stays readable up to the last flushed chunk. Rank 0 decides
  * when time is up and tells its partner in the exchange itself, so both stop at the same
  * iteration (a rank deciding alone would leave the other waiting forever). */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include <mpi.h>
 
 static double elapsed(const struct timespec* start) {
   struct timespec now;
@@ -27,8 +28,7 @@ int main(int argc, char** argv) {
     const int stop_here = rank == 0 && i % 1000 == 0 && elapsed(&start) > seconds;
     msg[1] = stop_here;
     if (peer < size) {
-      MPI_Sendrecv_replace(msg, 2, MPI_DOUBLE, peer, 0, peer, 0, MPI_COMM_WORLD,
-                           MPI_STATUS_IGNORE);
+      MPI_Sendrecv_replace(msg, 2, MPI_DOUBLE, peer, 0, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     if (i % 1000 == 0) {
       printf("alive rank=%d i=%ld\n", rank, i);

@@ -3,9 +3,10 @@
  * datatypes whose constructor arrays make events larger than the room left in a segment, and
  * than a whole segment. The data received through them ends in a digest line.
  * Arguments: [tiny calls] [messages] [blocks of the largest datatype] */
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <mpi.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -19,8 +20,10 @@ int main(int argc, char** argv) {
   unsigned long digest = 0;
   for (int i = 0; i < messages; ++i) {
     int v = rank == 0 ? i : 0;
-    if (rank == 0) MPI_Send(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD);
-    else MPI_Recv(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 0)
+      MPI_Send(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD);
+    else
+      MPI_Recv(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     digest = digest * 31 + (unsigned long)v;
   }
   /* Indexed types of growing size: 1 element per block, every other int. */
@@ -36,8 +39,10 @@ int main(int argc, char** argv) {
     MPI_Datatype t;
     MPI_Type_indexed(n, lens, displs, MPI_INT, &t);
     MPI_Type_commit(&t);
-    if (rank == 0) MPI_Send(data, 1, t, peer, 1, MPI_COMM_WORLD);
-    else MPI_Recv(data, 1, t, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 0)
+      MPI_Send(data, 1, t, peer, 1, MPI_COMM_WORLD);
+    else
+      MPI_Recv(data, 1, t, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int i = 0; i < n; i += 997) digest = digest * 31 + (unsigned long)data[2 * i];
     MPI_Type_free(&t);
     free(lens);

@@ -1,10 +1,11 @@
 /* MPI_THREAD_SERIALIZED: two threads per rank take turns calling MPI (a mutex and a turn
  * counter keep the calls serialized and in one deterministic order), each exchanging data with
  * the other rank. Prints one digest line per rank from rank 0, like the examples. */
-#include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <mpi.h>
 
 #define ROUNDS 40
 #define N 256

@@ -1,10 +1,11 @@
 /* MPI_THREAD_MULTIPLE: every rank runs `nthreads` threads that exchange messages with the same
  * thread of the neighbour rank at the same time (tag = thread index). The capture must keep
  * each thread's calls in its own stream and order. Prints `thread-messages rank=R n=N`. */
-#include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <mpi.h>
 
 static int rank, size, iters = 200;
 

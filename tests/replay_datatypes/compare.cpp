@@ -16,7 +16,8 @@ bool is_named(MPI_Datatype t) {
 
 // A zeroed buffer big enough for `count` elements of a type, with its origin inside.
 struct Buffer {
-  Buffer(MPI_Aint lo, MPI_Aint hi) : bytes(static_cast<std::size_t>(hi - lo + 64)), origin(32 - lo) {}
+  Buffer(MPI_Aint lo, MPI_Aint hi)
+      : bytes(static_cast<std::size_t>(hi - lo + 64)), origin(32 - lo) {}
   std::byte* base() { return bytes.data() + origin; }
   std::vector<std::byte> bytes;
   MPI_Aint origin;
@@ -97,15 +98,14 @@ Both Twin::subarray(std::vector<int> sizes, std::vector<int> subsizes, std::vect
   MPI_Datatype r;
   const int n = static_cast<int>(sizes.size());
   MPI_Type_create_subarray(n, sizes.data(), subsizes.data(), starts.data(), order, old.real, &r);
-  return keep(engine.subarray(n, sizes.data(), subsizes.data(), starts.data(), order, old.mine),
-              r);
+  return keep(engine.subarray(n, sizes.data(), subsizes.data(), starts.data(), order, old.mine), r);
 }
 Both Twin::darray(int size, int rank, std::vector<int> gsizes, std::vector<int> distribs,
                   std::vector<int> dargs, std::vector<int> psizes, int order, Both old) {
   MPI_Datatype r;
   const int n = static_cast<int>(gsizes.size());
-  MPI_Type_create_darray(size, rank, n, gsizes.data(), distribs.data(), dargs.data(),
-                         psizes.data(), order, old.real, &r);
+  MPI_Type_create_darray(size, rank, n, gsizes.data(), distribs.data(), dargs.data(), psizes.data(),
+                         order, old.real, &r);
   return keep(engine.darray(size, rank, n, gsizes.data(), distribs.data(), dargs.data(),
                             psizes.data(), order, old.mine),
               r);

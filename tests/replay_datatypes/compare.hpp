@@ -2,14 +2,13 @@
 // every packed byte agree.
 #pragma once
 
-#include <gtest/gtest.h>
-#include <mpi.h>
-
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "datatypes/type_engine.hpp"
+#include <gtest/gtest.h>
+#include <mpi.h>
 
 namespace encore::replay::test {
 

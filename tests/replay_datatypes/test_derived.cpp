@@ -54,8 +54,8 @@ TEST_F(Derived, Indexed) {
 }
 
 TEST_F(Derived, Structs) {
-  const Both s = create_struct({1, 1, 1}, {0, 8, 16},
-                               {named(MPI_INT), named(MPI_DOUBLE), named(MPI_CHAR)});
+  const Both s =
+      create_struct({1, 1, 1}, {0, 8, 16}, {named(MPI_INT), named(MPI_DOUBLE), named(MPI_CHAR)});
   check(s, "struct int+double+char (padded to 24)");
   EXPECT_EQ(engine.extent(s.mine).extent, 24);
   check(resized(s, 0, 17), "struct resized to 17");

@@ -30,19 +30,42 @@ void compare_external(Twin& tw, Both t, int count, const std::string& what) {
   std::vector<std::byte> back(src.size()), real_back(src.size());
   tw.engine.unpack_external(mine.data(), count, t.mine, back.data());
   pos = 0;
-  MPI_Unpack_external("external32", real.data(), real_size, &pos, real_back.data(), count,
-                      t.real);
+  MPI_Unpack_external("external32", real.data(), real_size, &pos, real_back.data(), count, t.real);
   EXPECT_EQ(back, real_back);
 }
 
 TEST_F(External32, BasicTypesMatchMpich) {
-  for (MPI_Datatype t : {MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT,
-                         MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_FLOAT, MPI_DOUBLE,
-                         MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T,
-                         MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
-                         MPI_UINT64_T, MPI_C_BOOL, MPI_AINT, MPI_OFFSET, MPI_COUNT,
-                         MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_INTEGER, MPI_REAL,
-                         MPI_DOUBLE_PRECISION, MPI_CHARACTER, MPI_LOGICAL}) {
+  for (MPI_Datatype t : {MPI_CHAR,
+                         MPI_SIGNED_CHAR,
+                         MPI_UNSIGNED_CHAR,
+                         MPI_BYTE,
+                         MPI_SHORT,
+                         MPI_UNSIGNED_SHORT,
+                         MPI_INT,
+                         MPI_UNSIGNED,
+                         MPI_FLOAT,
+                         MPI_DOUBLE,
+                         MPI_LONG_LONG_INT,
+                         MPI_UNSIGNED_LONG_LONG,
+                         MPI_INT8_T,
+                         MPI_INT16_T,
+                         MPI_INT32_T,
+                         MPI_INT64_T,
+                         MPI_UINT8_T,
+                         MPI_UINT16_T,
+                         MPI_UINT32_T,
+                         MPI_UINT64_T,
+                         MPI_C_BOOL,
+                         MPI_AINT,
+                         MPI_OFFSET,
+                         MPI_COUNT,
+                         MPI_C_FLOAT_COMPLEX,
+                         MPI_C_DOUBLE_COMPLEX,
+                         MPI_INTEGER,
+                         MPI_REAL,
+                         MPI_DOUBLE_PRECISION,
+                         MPI_CHARACTER,
+                         MPI_LOGICAL}) {
     compare_external(*this, named(t), 3, "type " + std::to_string(t));
   }
 }

@@ -1,11 +1,12 @@
 // A GoogleTest fixture with a fresh directory per test (dir_), removed afterwards.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace encore {
 

@@ -4,9 +4,8 @@
 #include <fstream>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "temp_dir_test.hpp"
+#include <gtest/gtest.h>
 
 #include "encore/error.hpp"
 #include "encore/manifest.hpp"
@@ -31,7 +30,6 @@ class ManifestTest : public TempDirTest {
     }
     return "";
   }
-
 };
 
 Manifest sample() {

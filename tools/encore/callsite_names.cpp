@@ -82,11 +82,11 @@ CallsiteNames::CallsiteNames(const std::filesystem::path& trace_dir, std::uint32
     const auto& f = frames.front();
     Site s{site["id"].get<std::uint64_t>(), f.value("module", ""), ""};
     const auto offset = f.value("offset", std::uint64_t{0});
-    s.fallback = f.contains("function")
-                     ? fmt::format("{}+{:#x}", f["function"].get<std::string>(),
-                                   f.value("function_offset", std::uint64_t{0}))
-                     : fmt::format("{}+{:#x}", std::filesystem::path(s.module).filename().string(),
-                                   offset);
+    s.fallback =
+        f.contains("function")
+            ? fmt::format("{}+{:#x}", f["function"].get<std::string>(),
+                          f.value("function_offset", std::uint64_t{0}))
+            : fmt::format("{}+{:#x}", std::filesystem::path(s.module).filename().string(), offset);
     s.address = offset;
     names_[s.id] = s.fallback;
     if (!s.module.empty()) by_module[s.module].push_back(s);
@@ -99,9 +99,10 @@ CallsiteNames::CallsiteNames(const std::filesystem::path& trace_dir, std::uint32
     for (std::size_t i = 0; i < resolved.size() && i < sites.size(); ++i) {
       const auto& [function, location] = resolved[i];
       if (function == "??" && location.rfind("??", 0) == 0) continue;
-      const std::string where = location.rfind("??", 0) == 0
-                                    ? ""
-                                    : " (" + std::filesystem::path(location).filename().string() + ")";
+      const std::string where =
+          location.rfind("??", 0) == 0
+              ? ""
+              : " (" + std::filesystem::path(location).filename().string() + ")";
       names_[sites[i].id] = (function == "??" ? sites[i].fallback : function) + where;
     }
   }

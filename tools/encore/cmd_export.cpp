@@ -73,8 +73,9 @@ Subcommand add_export(CLI::App& parent) {
                         static_cast<unsigned long long>(stats.records), args->out.c_str());
             for (const auto& note : stats.notes) std::printf("note: %s\n", note.c_str());
             if (!trace_complete(open_trace(args->trace))) {
-              print_error(args->trace + ": the trace is cut or damaged; exported what it holds "
-                                        "(see 'encore check')");
+              print_error(args->trace +
+                          ": the trace is cut or damaged; exported what it holds "
+                          "(see 'encore check')");
               return kExitTraceProblem;
             }
             return kExitOk;

@@ -81,5 +81,4 @@ void check_rank_option(const Trace& t, std::int64_t rank);
 // (all of them, or the replayed ones of a replay profile).
 std::vector<std::uint32_t> selected_ranks(const Trace& t, std::optional<std::int64_t> rank);
 
-
 }  // namespace encore::tool

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "common.hpp"
+
 #include "encore/error.hpp"
 
 #ifndef ENCORE_INSTALL_LIBDIR
@@ -38,7 +39,8 @@ void forward_signal(int sig) {
 fs::path find_library(const char* file_name, const char* env_var, const char* build_path) {
   if (const char* env = std::getenv(env_var); env && *env) {
     fs::path p = fs::absolute(env);
-    if (!is_file(p)) throw ExitError(kExitUsage, format_in(p.string(), std::string(env_var) + ": no such file"));
+    if (!is_file(p))
+      throw ExitError(kExitUsage, format_in(p.string(), std::string(env_var) + ": no such file"));
     return p;
   }
   std::error_code ec;
@@ -48,8 +50,8 @@ fs::path find_library(const char* file_name, const char* env_var, const char* bu
     if (is_file(installed)) return installed.lexically_normal();
   }
   if (build_path && is_file(build_path)) return fs::path(build_path);
-  throw ExitError(kExitUsage, std::string("cannot find ") + file_name + " (set " + env_var +
-                                  " to its path)");
+  throw ExitError(kExitUsage,
+                  std::string("cannot find ") + file_name + " (set " + env_var + " to its path)");
 }
 
 void set_env(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
@@ -68,7 +70,8 @@ int run_command(const std::vector<std::string>& command) {
 
   // Terminal signals reach the whole foreground group (the command too): the parent only
   // waits. Signals sent to encore alone are passed on.
-  struct sigaction ignore {}, forward {}, old_int {}, old_quit {}, old_term {}, old_hup {};
+  struct sigaction ignore {
+  }, forward{}, old_int{}, old_quit{}, old_term{}, old_hup{};
   ignore.sa_handler = SIG_IGN;
   forward.sa_handler = forward_signal;
   sigemptyset(&ignore.sa_mask);

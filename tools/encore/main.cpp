@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common.hpp"
 #include <CLI/CLI.hpp>
 
-#include "common.hpp"
 #include "encore/error.hpp"
 #include "encore/stream_header.hpp"
 
@@ -30,10 +30,9 @@ int run(int argc, char** argv) {
              " For record: the exit code of the recorded command.\n"
              "Run 'encore <command> --help' for the options of a command.");
 
-  const std::vector<Subcommand> commands = {add_record(app), add_replay(app), add_show(app),
-                                            add_stats(app), add_check(app), add_digest(app),
-                                            add_predict(app), add_export(app),
-                                            add_simulate(app), add_pack(app)};
+  const std::vector<Subcommand> commands = {
+      add_record(app), add_replay(app),  add_show(app),   add_stats(app),    add_check(app),
+      add_digest(app), add_predict(app), add_export(app), add_simulate(app), add_pack(app)};
   // `encore [options] record [options] -- COMMAND ARGS...`: everything after "--" is the
   // command, whatever it looks like, so it is split off before CLI11 sees it.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -42,7 +41,7 @@ int run(int argc, char** argv) {
          args[static_cast<std::size_t>(sub)][0] == '-')
     ++sub;
   if (sub < static_cast<int>(args.size()) && (args[static_cast<std::size_t>(sub)] == "record" ||
-                                               args[static_cast<std::size_t>(sub)] == "replay")) {
+                                              args[static_cast<std::size_t>(sub)] == "replay")) {
     const auto dashes = std::find(args.begin() + sub, args.end(), std::string("--"));
     if (dashes != args.end()) {
       record_command() = std::vector<std::string>(dashes + 1, args.end());

@@ -19,10 +19,10 @@ struct ExportOptions {
 };
 
 struct ExportStats {
-  std::uint64_t events = 0;             // MPI calls read from the trace
-  std::uint64_t records = 0;            // records / actions / trace events written
+  std::uint64_t events = 0;                  // MPI calls read from the trace
+  std::uint64_t records = 0;                 // records / actions / trace events written
   std::vector<std::filesystem::path> files;  // the main files written (index, archive, ...)
-  std::vector<std::string> notes;       // what could not be expressed in the format, once each
+  std::vector<std::string> notes;            // what could not be expressed in the format, once each
 };
 
 // Each throws encore::Error (one line naming what and where) on unreadable input or on a

@@ -40,8 +40,7 @@ struct Dim {
 };
 
 // MPIR_Type_block: this process's block of one dimension; `st` gets its first index.
-NewNode block_dim(const Dim& d, int nprocs, int rank, int darg, const TypeNode& old,
-                  MPI_Aint& st) {
+NewNode block_dim(const Dim& d, int nprocs, int rank, int darg, const TypeNode& old, MPI_Aint& st) {
   const MPI_Aint global = d.gsize();
   MPI_Aint blksize = 0;
   if (darg == MPI_DISTRIBUTE_DFLT_DARG) {
@@ -53,8 +52,8 @@ NewNode block_dim(const Dim& d, int nprocs, int rank, int darg, const TypeNode& 
       reject("MPI_Type_create_darray: block distribution argument too small for the array");
   }
   const MPI_Aint mysize = std::max<MPI_Aint>(0, std::min(blksize, global - blksize * rank));
-  NewNode t = d.fastest() ? build_contiguous(mysize, old)
-                          : build_vector(mysize, 1, d.stride(), true, old);
+  NewNode t =
+      d.fastest() ? build_contiguous(mysize, old) : build_vector(mysize, 1, d.stride(), true, old);
   st = mysize == 0 ? 0 : blksize * rank;
   return build_resized(*t, 0, global * old.bounds.extent());
 }
@@ -97,9 +96,9 @@ NewNode build_subarray(int ndims, const int* sizes, const int* subsizes, const i
   for (int i = 0; i < ndims; ++i) {
     if (sizes[i] <= 0 || subsizes[i] < 0 || subsizes[i] > sizes[i] || starts[i] < 0 ||
         starts[i] > sizes[i] - subsizes[i])
-      reject("MPI_Type_create_subarray: dimension " + std::to_string(i) +
-             " has size " + std::to_string(sizes[i]) + ", subsize " +
-             std::to_string(subsizes[i]) + ", start " + std::to_string(starts[i]));
+      reject("MPI_Type_create_subarray: dimension " + std::to_string(i) + " has size " +
+             std::to_string(sizes[i]) + ", subsize " + std::to_string(subsizes[i]) + ", start " +
+             std::to_string(starts[i]));
   }
   const MPI_Aint extent = old.bounds.extent();
   // Dimension k in order of increasing stride: Fortran 0, 1, ...; C ndims-1, ndims-2, ...

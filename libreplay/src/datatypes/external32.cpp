@@ -118,8 +118,10 @@ void convert_run(const Predefined& p, U64 n, const std::byte*& in, std::byte*& o
       case Ext32::long_double_cx: {
         static_assert(LDBL_MANT_DIG == 64, "long double is assumed to be x87 extended");
         for (int half = 0; half < native / 16; ++half) {
-          if (to_external) x87_to_quad(in + 16 * half, out + 16 * half);
-          else quad_to_x87(in + 16 * half, out + 16 * half);
+          if (to_external)
+            x87_to_quad(in + 16 * half, out + 16 * half);
+          else
+            quad_to_x87(in + 16 * half, out + 16 * half);
         }
         break;
       }

@@ -9,11 +9,10 @@
 // 49 low fraction bits x87 cannot hold.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 
 #include "signature.hpp"
+#include <mpi.h>
 
 namespace encore::replay {
 

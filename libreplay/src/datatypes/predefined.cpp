@@ -19,8 +19,8 @@ constexpr Predefined basic(MPI_Datatype h, const char* name, int size, int align
 // of a C struct {a; b;}), extent padded to the struct's alignment.
 constexpr Predefined pair(MPI_Datatype h, const char* name, MPI_Datatype a, int a_size,
                           MPI_Datatype b, int b_off, int b_size, int extent, int align) {
-  return {h,     name,  a_size + b_size, extent, b_off + b_size, align, {a, b}, {0, b_off},
-          0,     Ext32::unsupported};
+  return {h,     name,   a_size + b_size, extent, b_off + b_size,
+          align, {a, b}, {0, b_off},      0,      Ext32::unsupported};
 }
 
 // Alignments are MPICH's (MPIR_Datatype_builtintype_alignment on this build), measured:
@@ -111,11 +111,10 @@ MPI_Datatype yaksa_representative(MPI_Datatype h) noexcept {
   // MPII_Typerep_get_yaksa_type (MPICH typerep_yaksa_init.c) maps MPI types to yaksa types,
   // and yaksa_init.c makes all integers of one size one object (x86-64 sizes).
   static const std::initializer_list<MPI_Datatype> kGroups[] = {
-      {MPI_INT8_T, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_PACKED,
-       MPI_UINT8_T, MPI_C_BOOL, MPI_CHARACTER, MPI_INTEGER1, MPI_CXX_BOOL},
+      {MPI_INT8_T, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_PACKED, MPI_UINT8_T,
+       MPI_C_BOOL, MPI_CHARACTER, MPI_INTEGER1, MPI_CXX_BOOL},
       {MPI_INT16_T, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UINT16_T, MPI_INTEGER2},
-      {MPI_INT32_T, MPI_INT, MPI_UNSIGNED, MPI_UINT32_T, MPI_LOGICAL, MPI_INTEGER,
-       MPI_INTEGER4},
+      {MPI_INT32_T, MPI_INT, MPI_UNSIGNED, MPI_UINT32_T, MPI_LOGICAL, MPI_INTEGER, MPI_INTEGER4},
       {MPI_INT64_T, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG,
        MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER8},
       {MPI_FLOAT, MPI_REAL, MPI_REAL4},

@@ -3,9 +3,9 @@
 // in external32. Values were measured against the real library (tests/replay_datatypes).
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
+
+#include <mpi.h>
 
 namespace encore::replay {
 
@@ -24,10 +24,10 @@ enum class Ext32 : std::uint8_t {
 struct Predefined {
   MPI_Datatype handle;
   const char* name;
-  std::int32_t size;        // bytes of data
-  std::int32_t extent;      // == size except for the padded pair types
-  std::int32_t true_ub;     // end of the data (SHORT_INT: 8, not 6)
-  std::int32_t align;       // MPICH's alignsize, used to pad structs
+  std::int32_t size;     // bytes of data
+  std::int32_t extent;   // == size except for the padded pair types
+  std::int32_t true_ub;  // end of the data (SHORT_INT: 8, not 6)
+  std::int32_t align;    // MPICH's alignsize, used to pad structs
   // Basic elements in signature order: one for ordinary types, two for MPI_2INT and the
   // value/index pair types. A complex is ONE basic element (MPI_Get_elements counts it once).
   MPI_Datatype parts[2];

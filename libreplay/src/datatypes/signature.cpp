@@ -13,8 +13,10 @@ std::uint64_t unit_elements(const SigItem& it) { return it.sub ? it.sub->element
 
 void push_run(std::vector<SignatureRun>& out, std::uint32_t size, std::uint64_t repeat) {
   if (repeat == 0) return;
-  if (!out.empty() && out.back().elem_size == size) out.back().repeat += repeat;
-  else out.push_back({size, repeat});
+  if (!out.empty() && out.back().elem_size == size)
+    out.back().repeat += repeat;
+  else
+    out.push_back({size, repeat});
 }
 
 // Appends the runs of `times` passes over `s`. A pass is expanded once; repeating it only
@@ -29,8 +31,10 @@ bool runs_of(const SigNode& s, std::uint64_t times, std::vector<SignatureRun>& o
       const Predefined* p = find_predefined(it.basic);
       const auto size = static_cast<std::uint32_t>(p->size);
       const bool halves = p->ext32 == Ext32::swap_halves || p->ext32 == Ext32::long_double_cx;
-      if (halves) push_run(pass, size / 2, it.repeat * 2);
-      else push_run(pass, size, it.repeat);
+      if (halves)
+        push_run(pass, size / 2, it.repeat * 2);
+      else
+        push_run(pass, size, it.repeat);
     }
     if (pass.size() > max_runs) return false;
   }

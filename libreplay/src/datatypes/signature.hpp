@@ -3,11 +3,11 @@
 // the element-size runs a reader needs to swap byte order, and drives external32 conversion.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include <mpi.h>
 
 #include "encore/byte_order.hpp"
 
@@ -58,8 +58,10 @@ void for_each_basic(const Signature& s, std::uint64_t times, F& f) {
   if (!s) return;
   for (std::uint64_t t = 0; t < times; ++t) {
     for (const SigItem& it : s->items) {
-      if (it.sub) for_each_basic(it.sub, it.repeat, f);
-      else f(it.basic, it.repeat);
+      if (it.sub)
+        for_each_basic(it.sub, it.repeat, f);
+      else
+        f(it.basic, it.repeat);
     }
   }
 }

@@ -46,8 +46,8 @@ NewNode build_predefined(const Predefined& p) {
   n->yaksa_id = kPredefinedTag | static_cast<std::uint32_t>(yaksa_representative(p.handle));
   for (int i = 0; i < 2; ++i) {
     if (p.parts[i] == MPI_DATATYPE_NULL) continue;
-    append_program(n->program,
-                   single_block(p.part_offset[i], find_predefined(p.parts[i])->size), 0);
+    append_program(n->program, single_block(p.part_offset[i], find_predefined(p.parts[i])->size),
+                   0);
   }
   n->signature = predefined_signature(p.handle);
   return n;
@@ -77,8 +77,8 @@ NewNode build_contiguous(MPI_Aint count, const TypeNode& old) {
   return n;
 }
 
-NewNode build_vector(MPI_Aint count, MPI_Aint blocklength, MPI_Aint stride,
-                     bool stride_in_bytes, const TypeNode& old) {
+NewNode build_vector(MPI_Aint count, MPI_Aint blocklength, MPI_Aint stride, bool stride_in_bytes,
+                     const TypeNode& old) {
   if (count == 0) return build_zerolen();
   const Bounds& o = old.bounds;
   const MPI_Aint ext = o.extent();
@@ -133,8 +133,8 @@ NewNode build_indexed(MPI_Aint count, const MPI_Aint* blocklengths, const MPI_Ai
   const Bounds& o = old.bounds;
   const MPI_Aint ext = o.extent();
   const auto byte_disp = [&](MPI_Aint i) { return disps_in_bytes ? disps[i] : disps[i] * ext; };
-  auto n = derived_from(old, o.size * total,
-                        count == 1 && blocklengths[0] == 1 && byte_disp(0) == 0);
+  auto n =
+      derived_from(old, o.size * total, count == 1 && blocklengths[0] == 1 && byte_disp(0) == 0);
   Bounds& b = n->bounds;
   bool first = true;
   for (MPI_Aint i = 0; i < count; ++i) {

@@ -1,14 +1,14 @@
 // The type constructors without handles: each builds a node with the bounds MPICH 4.0.2
 // computes (MPICH's zero-length shortcuts, then yaksa's formulas: yaksa is the typerep of
-// Debian's libmpich, see src/frontend/types/yaksa_*.c), the data program and the signature. Contents are the engine's business. Counts and
-// blocklengths are already validated (non-negative) by the caller.
+// Debian's libmpich, see src/frontend/types/yaksa_*.c), the data program and the signature.
+// Contents are the engine's business. Counts and blocklengths are already validated (non-negative)
+// by the caller.
 #pragma once
-
-#include <mpi.h>
 
 #include <memory>
 
 #include "type_node.hpp"
+#include <mpi.h>
 
 namespace encore::replay {
 
@@ -19,8 +19,8 @@ NewNode build_predefined(const Predefined& p);
 NewNode build_zerolen();
 NewNode build_contiguous(MPI_Aint count, const TypeNode& old);
 // stride is in bytes when `stride_in_bytes`, else in extents of `old`.
-NewNode build_vector(MPI_Aint count, MPI_Aint blocklength, MPI_Aint stride,
-                     bool stride_in_bytes, const TypeNode& old);
+NewNode build_vector(MPI_Aint count, MPI_Aint blocklength, MPI_Aint stride, bool stride_in_bytes,
+                     const TypeNode& old);
 NewNode build_blockindexed(MPI_Aint count, MPI_Aint blocklength, const MPI_Aint* disps,
                            bool disps_in_bytes, const TypeNode& old);
 NewNode build_indexed(MPI_Aint count, const MPI_Aint* blocklengths, const MPI_Aint* disps,

@@ -3,8 +3,6 @@
 // keeps its parts alive after the application frees their handles, as MPI requires.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,6 +10,7 @@
 #include "block_program.hpp"
 #include "predefined.hpp"
 #include "signature.hpp"
+#include <mpi.h>
 
 namespace encore::replay {
 
@@ -54,9 +53,7 @@ struct TypeNode {
   bool single_block() const noexcept {
     return program.size() == 1 && !program[0].body && program[0].count == 1;
   }
-  bool contiguous() const noexcept {
-    return single_block() && bounds.extent() == bounds.size;
-  }
+  bool contiguous() const noexcept { return single_block() && bounds.extent() == bounds.size; }
 };
 
 }  // namespace encore::replay
