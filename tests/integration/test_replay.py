@@ -137,6 +137,28 @@ class Replay(harness.TempDirTest):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.replace("plain=127\n", ""), real.stdout)
 
+    def test_fortran_without_mpich_library(self):
+        # libmpichfort stays (the Fortran bindings) but MPICH's libmpich is hidden: the Fortran
+        # program replays with libreplay answering what libmpichfort asks of libmpich.
+        trace = self.tmp / "fortran_ring"
+        program = harness.example("fortran_ring")
+        real = harness.record(trace, 2, program)
+        libs = [p for p in glob.glob("/usr/lib/*/libmpich.so.12*") if not os.path.islink(p)]
+        forts = glob.glob("/usr/lib/*/libmpichfort.so.12*")
+        self.assertTrue(libs and forts, "MPICH's C or Fortran library not found")
+        script = (f"mount --bind /dev/null {libs[0]} && "
+                  f"{{ {program} >/dev/null 2>&1; echo plain=$?; "
+                  f"{harness.TOOL} replay --rank 1 --wtime recorded {trace} -- {program}; "
+                  f"{harness.TOOL} replay --rank 0 --wtime recorded {trace} -- {program}; }}")
+        p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                           timeout=120)
+        if "plain=" not in p.stdout:
+            self.skipTest(f"no private mount namespace here: {p.stderr.strip()}")
+        self.assertIn("plain=127", p.stdout, "MPICH was still loadable")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("differs from the recorded run", p.stderr)
+        self.assertEqual(p.stdout.replace("plain=127\n", ""), real.stdout)
+
     def test_relinked_binary(self):
         # The program linked against libreplay instead of MPICH, run with the trace and rank
         # from the environment.
