@@ -8,8 +8,8 @@
 // one segment (the writer thread taking the core for a few ms), which no replay measured and which
 // a two-rank exchange turns into the other rank's wait. Unsuccessful polls (Test*, Iprobe) may
 // differ in number between the ranks: they are skipped when lining the calls up, and the segments
-// around them are not aligned. Used by `encore predict --infer aligned` (not the default: not yet
-// measured against plain runs on an idle machine). Internal to libtime's predict code.
+// around them are not aligned. Used by `encore predict --infer aligned` (the default). Internal to
+// libtime's predict code.
 #pragma once
 
 #include <cstdint>
