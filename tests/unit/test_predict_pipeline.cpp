@@ -185,6 +185,19 @@ TEST_F(PredictPipeline, AnSpmdRankKeepsItsOwnShareOfEachKindOfSegment) {
   EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 14000, 10000, 1000}));
 }
 
+TEST_F(PredictPipeline, OneStretchedSegmentDoesNotScaleTheWholeKind) {
+  // The capture stretched one of rank 1's Barrier-to-Barrier segments to 4x (40 us against
+  // 10 us; the writer thread taking the core). The pairs' ratios are 1, 1, 4, 1: the median
+  // (1) says the same work, so rank 1 takes rank 0's replayed segments as they are. The sums'
+  // ratio (70 / 40 us = 1.75) made every one of them 1.75x rank 0's: 8750 ns where the replay
+  // took 5000.
+  write_rank(cap_, 0, barriers({10000, 10000, 10000, 10000, 10000, 1000}), 1'000'000);
+  write_rank(cap_, 1, barriers({10000, 10000, 10000, 40000, 10000, 1000}), 1'000'000);
+  write_rank(prof_, 0, barriers({5000, 5000, 5000, 5000, 5000, 500}), 0);
+  auto s = predict(true);
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{5000, 5000, 5000, 5000, 5000, 500}));
+}
+
 TEST_F(PredictPipeline, NotTheSameWorkFallsBackToTheOverallRatio) {
   // Rank 1's Barrier-to-Barrier segments sum to 3x rank 0's (more than twice): they scale by
   // the overall ratio; the first and last kinds (1x) follow rank 0's replay.

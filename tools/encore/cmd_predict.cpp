@@ -33,7 +33,7 @@ struct PredictOptions {
   std::string out;
   std::string model = "loggps";
   std::string params;
-  std::string infer = "ratio";
+  std::string infer = "aligned";
   std::string stall_time = "auto";
   bool json = false;
 };
@@ -370,9 +370,10 @@ Subcommand add_predict(CLI::App& parent) {
                   "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "
                   "fitted from the capture");
   app->add_option("--infer", o->infer,
-                  "compute of ranks without a profile: ratio (their captured compute times the "
-                  "replayed ranks' replayed / captured) or aligned (the lowest replayed rank's "
-                  "replayed segments where the calls line up and the work matches, else ratio)")
+                  "compute of ranks without a profile: aligned (the lowest replayed rank's "
+                  "replayed segments where the calls line up and the work matches, else ratio) "
+                  "or ratio (their captured compute times the replayed ranks' replayed / "
+                  "captured)")
       ->check(CLI::IsMember({"ratio", "aligned"}))
       ->capture_default_str();
   app->add_option(

@@ -5,6 +5,7 @@
 
 #include "call_class.hpp"
 #include "completions.hpp"
+#include "segment_share.hpp"
 
 namespace encore::predict {
 namespace {
@@ -72,24 +73,24 @@ AlignedCompute::AlignedCompute(const TraceDir& capture, std::uint32_t rank, std:
   RankEventReader own(capture.events_path(rank));
   Event ev;
   std::int64_t prev_end = 0;
+  std::map<Kind, SegmentShare> pairs;
   while (own.next(ev)) {
     const std::int64_t g = gap(ev, prev_end);
     const LineUp::Step s = pre.step(ev);
-    if (!s.aligned) continue;
-    Sums& sum = sums_[s.kind];
-    sum.rank += static_cast<double>(g);
-    sum.source += static_cast<double>(s.source_gap);
+    if (s.aligned) pairs[s.kind].add(g, s.source_gap);
   }
+  for (const auto& [kind, share] : pairs)
+    if (const std::optional<double> m = share.median()) shares_.emplace(kind, *m);
 }
 
 std::optional<std::int64_t> AlignedCompute::next(const Event& ev) {
   const LineUp::Step s = line_.step(ev);
   if (!s.aligned) return std::nullopt;
-  const auto it = sums_.find(s.kind);
-  if (it == sums_.end() || it->second.source <= 0) return std::nullopt;
+  const auto it = shares_.find(s.kind);
+  if (it == shares_.end()) return std::nullopt;
   // Not the same work (a root's share, a rank that waits in compute): the source's segments
-  // say little of this rank's, and a small captured sum would magnify its replay's noise.
-  const double share = it->second.rank / it->second.source;
+  // say little of this rank's, and a small captured share would magnify its replay's noise.
+  const double share = it->second;
   if (share < kMinShare || share > kMaxShare) return std::nullopt;
   ++aligned_;
   return std::llround(static_cast<double>(s.source_replayed) * share);

@@ -1,15 +1,15 @@
 // Compute of a rank without a replay profile, segment by segment from a replayed rank that
 // made the same calls (SPMD): where the two ranks' captures agree on the calls around a
 // segment, the replayed rank's replayed segment, times how much longer this rank's captured
-// segments of that kind (calls before and after) were than the replayed rank's, summed over
-// the run. Scaling this rank's own captured segment instead (the overall ratio) keeps
-// whatever the capture added to that one segment (the writer thread taking the core for a
-// few ms), which no replay measured and which a two-rank exchange turns into the other rank's
-// wait. Unsuccessful polls (Test*, Iprobe) may differ in number between the ranks: they are
-// skipped when lining the calls up, and the segments around them are not aligned. Used by
-// `encore predict --infer aligned` (not the default: not yet measured against plain runs on
-// an idle machine).
-// Internal to libtime's predict code.
+// segments of that kind (calls before and after) were than the replayed rank's: the median
+// over the run of the ratios of the kind's segments paired in order (segment_share.hpp), which
+// the capture's one-off stretches of single segments on either rank do not move. Scaling this
+// rank's own captured segment instead (the overall ratio) keeps whatever the capture added to that
+// one segment (the writer thread taking the core for a few ms), which no replay measured and which
+// a two-rank exchange turns into the other rank's wait. Unsuccessful polls (Test*, Iprobe) may
+// differ in number between the ranks: they are skipped when lining the calls up, and the segments
+// around them are not aligned. Used by `encore predict --infer aligned` (the default). Internal to
+// libtime's predict code.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,8 @@ namespace encore::predict {
 
 class AlignedCompute {
  public:
-  // A kind of segment follows the source only where this rank's captured sum is within these
-  // factors of the source's.
+  // A kind of segment follows the source only where this rank's captured share of it (the
+  // median ratio) is within these factors.
   static constexpr double kMinShare = 0.5, kMaxShare = 2.0;
 
   // `rank` inferred from `source`, whose replay profile's events are `source_profile`. Reads
@@ -71,10 +71,7 @@ class AlignedCompute {
   };
 
  private:
-  struct Sums {
-    double rank = 0, source = 0;
-  };
-  std::map<Kind, Sums> sums_;
+  std::map<Kind, double> shares_;  // kinds with at least one pair whose source gap took time
   LineUp line_;
   std::uint64_t aligned_ = 0;
 };
