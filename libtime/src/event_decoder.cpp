@@ -246,18 +246,6 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   }
 }
 
-void clear_arg(ArgValue& a) {
-  a.present = false;
-  a.scalar = 0;
-  a.real = 0;
-  a.flags = 0;
-  a.list.clear();
-  a.remote.clear();
-  a.requests.clear();
-  a.statuses.clear();
-  a.text.clear();
-}
-
 [[gnu::noinline]] void clear_rare_extras(Event& ev) {
   ev.signatures.clear();
   ev.counters.clear();
@@ -430,14 +418,14 @@ Varint uvarint_long(const std::byte* p) noexcept {
 void reset_args(Event& ev, std::size_t n) {
   if (ev.args.size() < n) ev.args.resize(n);
   if (n >= kTrackedArgs) {  // no such function today; clear all rather than track
-    for (std::size_t i = 0; i < n; ++i) clear_arg(ev.args[i]);
+    for (std::size_t i = 0; i < n; ++i) ev.args[i].clear();
     ev.stale &= kExtrasStale | kRareExtrasStale;
     ev.stale_requests = ev.stale_statuses = 0;
     return;
   }
   const std::uint64_t mask = (std::uint64_t{1} << n) - 1;
   for (std::uint64_t bits = ev.stale & mask; bits != 0; bits &= bits - 1)
-    clear_arg(ev.args[std::countr_zero(bits)]);
+    ev.args[std::countr_zero(bits)].clear();
   ev.stale &= ~mask;
   clear_lists(ev, mask);
 }

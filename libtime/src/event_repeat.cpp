@@ -17,16 +17,6 @@ void for_bits(std::uint64_t bits, F&& f) {
   for (; bits != 0; bits &= bits - 1) f(static_cast<std::size_t>(std::countr_zero(bits)));
 }
 
-void clear_lists(ArgValue& a) {
-  a.real = 0;
-  a.flags = 0;
-  a.list.clear();
-  a.remote.clear();
-  a.requests.clear();
-  a.statuses.clear();
-  a.text.clear();
-}
-
 // `out` becomes `t` but for index and thread, through the decoder's bookkeeping (Event::stale)
 // rather than a copy of the whole Event: arguments that hold only present and scalar (most of
 // a poll's) are two stores, lists are copied or cleared only where either side may hold some,
@@ -46,7 +36,7 @@ void copy_template(const Event& t, Event& out) {
   const std::uint64_t full = t.stale & mask;  // may hold anything: copied whole
   const std::uint64_t dirty = (out.stale | out.stale_requests | out.stale_statuses) & mask & ~full;
   for_bits(full, [&](std::size_t i) { out.args[i] = t.args[i]; });
-  for_bits(dirty, [&](std::size_t i) { clear_lists(out.args[i]); });
+  for_bits(dirty, [&](std::size_t i) { out.args[i].clear_values(); });
   for_bits(mask & ~full, [&](std::size_t i) {
     out.args[i].present = t.args[i].present;
     out.args[i].scalar = t.args[i].scalar;

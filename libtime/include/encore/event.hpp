@@ -36,6 +36,23 @@ struct ArgValue {
   std::vector<RequestRef> requests;    // request, request_inout (one), request_array
   std::vector<StatusRecord> statuses;  // status_in/out (one), status_array
   std::string text;                    // strings
+
+  // Back to empty but for present and scalar, keeping the vectors' storage (reused Events).
+  void clear_values() {
+    real = 0;
+    flags = 0;
+    list.clear();
+    remote.clear();
+    requests.clear();
+    statuses.clear();
+    text.clear();
+  }
+  // Back to a default value, keeping the vectors' storage.
+  void clear() {
+    present = false;
+    scalar = 0;
+    clear_values();
+  }
 };
 
 // Received bytes of this call in the payload stream.
