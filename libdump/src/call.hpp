@@ -140,16 +140,7 @@ class Call {
     const std::size_t len = pos_;
     commit();
     active_ = false;
-    if (!keep) return;
-    ts_->poll_key = {id_, a, b};
-    ts_->poll_at = ts_->events();
-    ts_->poll_flags = RawTimes::kRepeat | std::uint64_t{len} << RawTimes::kRepeatLenShift |
-                      std::uint64_t{at} << RawTimes::kRepeatAtShift;
-    if (n > 0)
-      ts_->poll_requests.assign(r, r + n);
-    else
-      ts_->poll_requests.clear();
-    ts_->lean_open(r, n);
+    if (keep) ts_->start_poll_run(id_, a, b, len, at, r, n);
   }
   // A poll whose PMPI call the lean path made (LeanPoll) but could not append (it found
   // something or failed): recorded in full with the times taken there.
@@ -525,12 +516,27 @@ class Call {
 // Call, no encoding, two clock reads around the PMPI call and a 32-byte record. The generated
 // shims of the six poll functions try it first; when the poll finds something (or fails), the
 // shim records it through a Call with the times taken here (Call::resume).
+// An MPI_Iprobe (overlay's LIGHT_FOUND_POLLS) that does not continue a run takes the same
+// path on a thread where light calls may (LeanPoll::opens): it does not append, and
+// LightCall::probe records it, as the template of a new run when it failed.
 class LeanPoll {
  public:
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b) noexcept {
     ThreadStream* ts = tls_stream;
     if (ts && ts->lean_continues(id, a, b)) [[likely]]
       ts_ = ts;
+  }
+  struct Opens {};
+  static constexpr Opens opens{};
+  ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b, Opens) noexcept {
+    ThreadStream* ts = tls_stream;
+    if (!ts) return;
+    if (ts->lean_continues(id, a, b)) [[likely]] {
+      ts_ = ts;
+    } else if (ts->light_allowed && !ts->in_tool) {
+      ts_ = ts;
+      opening_ = true;
+    }
   }
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b, const MPI_Request* r,
                       std::int64_t n) noexcept {
@@ -555,10 +561,11 @@ class LeanPoll {
     ts_->in_tool = true;
     t1_ = __rdtsc();
   }
-  // Appends the poll if it failed like the run's; else the shim records it through a Call.
+  // Appends the poll if it failed like the run's; else the shim records it (LightCall::probe
+  // or a Call), as it does a poll that opens a run.
   ENCORE_HOT bool end(bool failed) noexcept {
     t2_ = __rdtsc();
-    if (failed) [[likely]] {
+    if (failed && !opening_) [[likely]] {
       ts_->lean_append(t1_, t2_);
       return true;
     }
@@ -568,6 +575,7 @@ class LeanPoll {
 
  private:
   ThreadStream* ts_ = nullptr;
+  bool opening_ = false;  // the call does not continue a run: it may open one
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
   MPI_Status status_;

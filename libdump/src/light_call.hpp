@@ -72,10 +72,12 @@ class LightCall {
     return true;
   }
 
-  // Records the MPI_Iprobe that found a message (after LeanPoll); else (false) the shim
-  // records it through a Call.
+  // Records the MPI_Iprobe that found a message (after LeanPoll), or, when it found nothing,
+  // the first failed poll of a run (`a` and `b` its key, as Call::repeat_poll's); else
+  // (false) the shim records it through a Call.
   ENCORE_HOT bool probe(int rc, fn::Id id, int source, int tag, MPI_Comm comm, int flag,
-                        const MPI_Status* status, bool ignored) {
+                        const MPI_Status* status, bool ignored, std::uint64_t a, std::uint64_t b) {
+    if (rc == MPI_SUCCESS && !flag) return opens_run(id, source, tag, comm, ignored, a, b);
     Recorder* rec = Recorder::get();
     if (rc != MPI_SUCCESS || !flag || !ts_->light_allowed || !ready(rec) ||
         Call::status_cancelled(status)) [[unlikely]]
@@ -91,6 +93,42 @@ class LightCall {
     r->kind = LightTimes::probe;
     r->bits = static_cast<std::uint8_t>((ignored ? event_format::kStatusIgnored : 0) << 4);
     fill(r, id, flag, 0, source, tag, rec->comm_ids.lookup(comm));
+    return true;
+  }
+
+  // A failed MPI_Iprobe that continues no run: the template of a new one, so its body is
+  // encoded here, in place, as the Call path encodes it (encode_light_body of the probe,
+  // flag 0, no status), with a RawTimes record: a repeat copies it, the writer finds it
+  // (RawTimes::kRepeatAt). No LightTimes record: nothing is left for the writer to encode.
+  ENCORE_HOT bool opens_run(fn::Id id, int source, int tag, MPI_Comm comm, bool ignored,
+                            std::uint64_t a, std::uint64_t b) {
+    Recorder* rec = Recorder::get();
+    const std::size_t at = ts_->body_offset();
+    if (!ready(rec) || ts_->body_room() < kLightBodyMax || at >= RawTimes::kRepeatMaxAt)
+        [[unlikely]]
+      return give_up();
+    LightTimes r{};
+    r.flags = 0;
+    r.word = 0;
+    r.count = 0;  // the flag
+    r.peer = source;
+    r.tag = tag;
+    r.comm_id = rec->comm_ids.lookup(comm);
+    r.bytes = 0;
+    r.fn = static_cast<std::uint16_t>(id);
+    r.kind = LightTimes::probe;
+    r.bits = static_cast<std::uint8_t>((ignored ? event_format::kStatusIgnored : 0) << 4);
+    const std::size_t len = encode_light_body_inline(r, ts_->body_cursor());
+    RawTimes* t = ts_->times_cursor();
+    t->flags = ts_->prev_flags;
+    t->prev_t3 = ts_->prev_t3;
+    t->t0 = 0;
+    t->t1 = t1_;
+    t->t2 = t2_;
+    ts_->commit_in_place(len);
+    sample_tail();
+    ts_->start_poll_run(id, a, b, len, at, nullptr, 0);
+    ts_->in_tool = false;
     return true;
   }
 
@@ -155,6 +193,10 @@ class LightCall {
     r->comm_id = comm_id;
     r->fn = static_cast<std::uint16_t>(id);
     ts_->commit_light();
+    sample_tail();
+    ts_->in_tool = false;
+  }
+  ENCORE_HOT void sample_tail() noexcept {
     constexpr unsigned kTailSample = 64;
     if (++ts_->light_calls >= kTailSample) [[unlikely]] {
       ts_->light_calls = 0;
@@ -163,7 +205,6 @@ class LightCall {
     } else {
       ts_->prev_flags = 0;
     }
-    ts_->in_tool = false;
   }
 
   ThreadStream* ts_ = nullptr;

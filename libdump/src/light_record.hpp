@@ -11,6 +11,10 @@
 
 #include "raw_times.hpp"
 
+#include "encore/byte_order.hpp"
+#include "encore/event_format.hpp"
+#include "encore/varint.hpp"
+
 namespace encore::dump {
 
 struct LightTimes {
@@ -46,7 +50,58 @@ static_assert(sizeof(LightTimes) == kLightTimesBytes);
 constexpr std::size_t kLightBodyMax = 128;
 
 // Writes the event's body as the Call path encodes it (head, arguments, status, extras);
-// returns its length.
+// returns its length. Out of line (the writer thread's).
 std::size_t encode_light_body(const LightTimes& r, std::byte* out) noexcept;
+
+// The XXH3 hash of a send of 4 to 8 bytes kept in `word` (LightTimes::kUnhashed).
+std::uint64_t light_send_hash(std::uint64_t word, std::uint32_t bytes) noexcept;
+
+// encode_light_body, inlined: a caller whose record's kind and flags are constants (the
+// first failed MPI_Iprobe of a run, LightCall::opens_run) gets only the code they need.
+__attribute__((always_inline)) inline std::size_t encode_light_body_inline(
+    const LightTimes& r, std::byte* out) noexcept {
+  namespace ef = event_format;
+  const bool extra = (r.flags & LightTimes::kExtra) != 0;
+  // The head: always two bytes, as Call writes it.
+  const std::uint32_t head =
+      std::uint32_t{r.fn} << ef::kHeadFlagBits | (extra ? ef::kHasExtras : 0);
+  out[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
+  out[1] = static_cast<std::byte>(head >> 7);
+  std::byte* p = out + 2;
+  if (r.kind == LightTimes::probe) {
+    p += encode_svarint(r.peer, p);
+    p += encode_svarint(r.tag, p);
+    p += encode_uvarint(r.comm_id, p);
+    p += encode_svarint(r.count, p);  // the flag
+  } else {
+    p += encode_uvarint(r.bits & 0xf, p);  // the buffer flag
+    p += encode_svarint(r.count, p);
+    p += encode_uvarint(r.type_id, p);
+    p += encode_svarint(r.peer, p);
+    p += encode_svarint(r.tag, p);
+    p += encode_uvarint(r.comm_id, p);
+  }
+  if (r.kind != LightTimes::send) {  // the status
+    p += encode_uvarint(r.bits >> 4, p);
+    p += encode_svarint(static_cast<std::int32_t>(r.word & 0xffffffff), p);
+    p += encode_svarint(static_cast<std::int32_t>(r.word >> 32), p);
+    p += encode_uvarint(r.bytes, p);
+    *p++ = std::byte{0};  // error: svarint 0
+    if (extra) {
+      *p++ = static_cast<std::byte>(ef::Extra::payload);
+      *p++ = std::byte{0};  // slot
+      p += encode_uvarint(r.type_id, p);
+      p += encode_uvarint(r.elems, p);
+      p += encode_uvarint(r.bytes, p);
+    }
+  } else if (extra) {
+    *p++ = static_cast<std::byte>(ef::Extra::send_hash);
+    store_le(p, (r.flags & LightTimes::kUnhashed) ? light_send_hash(r.word, r.bytes) : r.word);
+    p += 8;
+    p += encode_uvarint(r.bytes, p);
+  }
+  if (extra) *p++ = std::byte{0};  // the extras' end
+  return static_cast<std::size_t>(p - out);
+}
 
 }  // namespace encore::dump

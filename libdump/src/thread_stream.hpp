@@ -179,6 +179,21 @@ class ThreadStream {
   // Opens a run after a failed poll committed in place (the template, or a repeat), keyed by
   // poll_key and poll_flags, if the thread may and the segment has room.
   void lean_open(const MPI_Request* r, std::int64_t n) noexcept;
+  // Makes the failed poll just committed in place (its body `len` bytes at body offset `at`)
+  // the template of a run keyed by its function, `a`, `b` and request array, and opens the
+  // run's lean path (Call::finish_poll, and LightCall::probe for a run's first MPI_Iprobe).
+  void start_poll_run(std::uint64_t fn, std::uint64_t a, std::uint64_t b, std::size_t len,
+                      std::size_t at, const MPI_Request* r, std::int64_t n) {
+    poll_key = {fn, a, b};
+    poll_at = events_;
+    poll_flags = RawTimes::kRepeat | std::uint64_t{len} << RawTimes::kRepeatLenShift |
+                 std::uint64_t{at} << RawTimes::kRepeatAtShift;
+    if (n > 0)
+      poll_requests.assign(r, r + n);
+    else
+      poll_requests.clear();
+    lean_open(r, n);
+  }
 
   std::uint64_t events() const noexcept { return events_; }  // after lean_fold()
   // From another thread, once this one is quiescent (finalize, exit): with an unfolded run.

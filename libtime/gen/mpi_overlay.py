@@ -224,7 +224,9 @@ def status_encoder(name):
 # send or receive of a few bytes of a contiguous type without a Call.
 LIGHT_CALLS = {"MPI_Send": "send", "MPI_Recv": "recv"}
 # Polls whose lean run ends with a poll that found something, recorded the same way
-# (LightCall::probe): the found message's status is all it adds.
+# (LightCall::probe): the found message's status is all it adds. Such a poll that continues no
+# run takes the lean path too (LeanPoll::opens): when it fails, LightCall::probe encodes it in
+# place as the template of a new run.
 LIGHT_FOUND_POLLS = {"MPI_Iprobe"}
 
 

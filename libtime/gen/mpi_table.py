@@ -414,11 +414,30 @@ def _lean_shim(f, params, poll, sig, call_args, record_args):
     the lean path keeps a small frame), with the times already taken (Call::resume)."""
     failed, a, b, array = poll
     array_args = f", {array[0]}, {array[1]}" if array else ""
-    lines = [f"extern \"C\" ENCORE_EXPORT int {f.name}({sig}) {{"]
+    lines = []
+    light_found = f.name in overlay.LIGHT_FOUND_POLLS
+    after = f"{f.name}_record(lean, rc, {record_args})"
+    if light_found:
+        # Such a poll may also open a run on the lean path (LeanPoll::opens): LightCall::probe
+        # records the run's first failed poll (keyed by the two words) or the one that found
+        # its message, out of line too, so the lean path's frame stays as small.
+        lines += [f"__attribute__((noinline)) static int {f.name}_light("
+                  f"encore::dump::LeanPoll& lean, int rc, {sig}) {{",
+                  "  MPI_Status* status = status_user == MPI_STATUS_IGNORE ? lean.status() : "
+                  "status_user;",
+                  f"  if (encore::dump::LightCall(lean).probe(rc, fn::{enum_name(f.name)}, source, "
+                  f"tag, comm, *flag, status, status_user == MPI_STATUS_IGNORE, {a}, {b})) "
+                  "return rc;",
+                  f"  return {after};",
+                  "}"]
+        assert not any(role == "request_inout" for _, role, *_ in params), f.name
+        after = f"{f.name}_light(lean, rc, {record_args})"
+    lines.append(f"extern \"C\" ENCORE_EXPORT int {f.name}({sig}) {{")
     for p, role, length, _ in params:
         if role == "request_inout":
             lines.append(f"  const auto {p.name}_in = *{p.name};")
-    lines += [f"  encore::dump::LeanPoll lean(fn::{enum_name(f.name)}, {a}, {b}{array_args});",
+    opens = ", encore::dump::LeanPoll::opens" if light_found else ""
+    lines += [f"  encore::dump::LeanPoll lean(fn::{enum_name(f.name)}, {a}, {b}{array_args}{opens});",
               "  if (lean.open()) [[likely]] {"]
     for p, role, length, _ in params:
         if role == "status_out":
@@ -430,10 +449,7 @@ def _lean_shim(f, params, poll, sig, call_args, record_args):
     lines += ["    lean.begin();",
               f"    const int rc = P{f.name}({call_args});",
               f"    if (lean.end(rc == MPI_SUCCESS && {failed})) return rc;",
-              *([f"    if (encore::dump::LightCall(lean).probe(rc, fn::{enum_name(f.name)}, "
-                 "source, tag, comm, *flag, status, status_user == MPI_STATUS_IGNORE)) return rc;"]
-                if f.name in overlay.LIGHT_FOUND_POLLS else []),
-              f"    return {f.name}_record(lean, rc, {record_args});",
+              f"    return {after};",
               "  }",
               f"  return {f.name}_record(lean, MPI_SUCCESS, {record_args});",
               "}"]
