@@ -1,7 +1,8 @@
 /* Light sends and receives (the capture's lean path) mixed with calls that take the Call path
  * (a larger send, a derived type, nonblocking calls, an error), runs of failed polls, sends to
  * and receives from MPI_PROC_NULL, and pauses for the periodic flush to cut chunks between
- * them, and runs of failed polls ended by the poll that finds its message. Deterministic:
+ * them (each run's first poll, with or without a status, is recorded on the lean path too),
+ * and runs of failed polls ended by the poll that finds its message. Deterministic:
  * the same events every run but for the length of those runs.
  *   capture_light_mix <iterations> [finalize|segv|kill]
  * segv: rank 1 dies of SIGSEGV after the loop (the crash handler writes what it recorded);
@@ -48,10 +49,13 @@ int main(int argc, char** argv) {
     MPI_Recv(&d, 1, MPI_DOUBLE, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st);
     MPI_Send(NULL, 0, MPI_INT, peer, 4, MPI_COMM_WORLD);
     MPI_Recv(NULL, 0, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    /* A run of failed polls (a tag nobody sends), broken by the next light call. */
+    /* A run of failed polls (a tag nobody sends), broken by the next light call; every other
+     * iteration with a status, and then a poll of another tag, which opens a run of its own
+     * right after the lean polls of the first. */
     int flag = 1;
     for (int k = 0; k < 1 + i % 6; ++k)
-      MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, i % 2 ? &st : MPI_STATUS_IGNORE);
+    if (i % 3 == 0) MPI_Iprobe(MPI_ANY_SOURCE, 98, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     if (i % 5 == 0) {
       /* The Call path: a send too large to be light, a derived type, nonblocking calls. */
       MPI_Request r[2];
