@@ -99,7 +99,6 @@ Options Options::from_environment() {
   o.quiet = read_flag("ENCORE_QUIET", false);
   o.disabled = read_flag("ENCORE_DISABLE", false);
   o.lean = read_flag("ENCORE_LEAN", true);
-  o.direct_io = read_flag("ENCORE_DIRECT_IO", true);
   return o;
 }
 

@@ -34,9 +34,6 @@ struct Options {
   bool disabled = false;     // ENCORE_DISABLE=1: pass every call straight through
   // ENCORE_LEAN=0: every call through a Call (no lean polls, no light calls; for tests)
   bool lean = true;
-  // ENCORE_DIRECT_IO=0: payload chunks through the page cache, as the events are
-  // (direct_writer.hpp)
-  bool direct_io = true;
 
   // Reads the environment; a malformed value is reported on stderr and the default kept.
   static Options from_environment();

@@ -189,8 +189,7 @@ void Recorder::start(int thread_level) {
         dir.events_path(static_cast<std::uint32_t>(rec->rank)),
         dir.payload_path(static_cast<std::uint32_t>(rec->rank)),
         static_cast<std::uint32_t>(rec->rank), opts.payload_byte_order(), opts.event_level,
-        opts.payload_level, rec->compress_after, opts.direct_io, opts.flush_interval_ns, rec->pool,
-        rec->clock);
+        opts.payload_level, rec->compress_after, opts.flush_interval_ns, rec->pool, rec->clock);
   } catch (const Error& e) {
     std::fprintf(stderr, "encore: rank %d cannot write its trace: %s\n", rec->rank, e.what());
     ok = 0;

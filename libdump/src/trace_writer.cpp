@@ -1,7 +1,5 @@
 #include "trace_writer.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -19,15 +17,14 @@ namespace encore::dump {
 
 TraceWriter::TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
                          std::uint32_t rank, ByteOrder payload_order, int event_level,
-                         int payload_level, bool compress_after, bool direct_payload,
-                         std::uint64_t flush_interval_ns, SegmentPool& pool, const Clock& clock)
+                         int payload_level, bool compress_after, std::uint64_t flush_interval_ns,
+                         SegmentPool& pool, const Clock& clock)
     : rank_(rank),
       events_(
           events,
           FileHeader{.kind = StreamKind::events, .byte_order = host_byte_order(), .rank = rank}),
       payload_(payload,
                FileHeader{.kind = StreamKind::payload, .byte_order = payload_order, .rank = rank}),
-      payload_direct_(payload_, kChunkHeaderSize + kPayloadSegmentBytes, direct_payload),
       event_level_(event_level),
       payload_level_(payload_level),
       compress_after_(compress_after),
@@ -48,10 +45,7 @@ void TraceWriter::add_stream(ThreadStream* stream) {
 
 void TraceWriter::start() {
   last_tail_flush_ = monotonic_ns();
-  thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "encore-writer");  // apart from the rank in perf and top
-    run();
-  });
+  thread_ = std::thread([this] { run(); });
 }
 
 void TraceWriter::notify() {
@@ -240,22 +234,12 @@ std::size_t TraceWriter::write_chunk(StreamFileWriter& file, const ChunkHeader& 
                                      std::span<const std::byte> raw, int level) {
   if (!failure_.empty()) return 0;  // after a write error the data can no longer land anywhere
   try {
-    std::size_t stored = 0;
-    const bool direct = &file == &payload_ && payload_direct_.takes(kChunkHeaderSize + raw.size());
-    if (direct && level == kNoCompression) {
-      stored = payload_direct_.append_raw(h, raw);  // checksummed as it is staged
-    } else {
-      const FramedChunk f = compressor_.frame(h, raw, level);
-      if (direct)
-        payload_direct_.append(f.header, f.body);
-      else
-        file.append(f.header, f.body);
-      stored = f.size();
-    }
+    const FramedChunk f = compressor_.frame(h, raw, level);
+    file.append(f.header, f.body);
     ++stats_.chunks;
     stats_.raw_bytes += raw.size();
-    stats_.stored_bytes += stored;
-    return stored;
+    stats_.stored_bytes += f.size();
+    return f.size();
   } catch (const Error& e) {
     fail(e.what());
     return 0;

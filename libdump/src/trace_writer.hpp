@@ -16,7 +16,6 @@
 #include <thread>
 #include <vector>
 
-#include "direct_writer.hpp"
 #include "raw_times.hpp"
 #include "segment_pool.hpp"
 #include "thread_stream.hpp"
@@ -39,8 +38,8 @@ class TraceWriter {
  public:
   TraceWriter(const std::filesystem::path& events, const std::filesystem::path& payload,
               std::uint32_t rank, ByteOrder payload_order, int event_level, int payload_level,
-              bool compress_after, bool direct_payload, std::uint64_t flush_interval_ns,
-              SegmentPool& pool, const Clock& clock);
+              bool compress_after, std::uint64_t flush_interval_ns, SegmentPool& pool,
+              const Clock& clock);
   ~TraceWriter();
 
   void add_stream(ThreadStream* stream);
@@ -81,7 +80,6 @@ class TraceWriter {
   std::uint32_t rank_;
   StreamFileWriter events_;
   StreamFileWriter payload_;
-  DirectWriter payload_direct_;  // the payload chunks past the page cache, where it can
   ChunkCompressor compressor_;
   std::vector<std::byte> assembly_;  // an events chunk's columns put together
   // The timing columns and the bodies (light calls' spliced in), grown only: resize() would

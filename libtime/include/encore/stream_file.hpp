@@ -40,9 +40,6 @@ class StreamFileWriter {
   void append(std::span<const std::byte> bytes);
   // Appends two pieces with one system call where it can (a chunk's header and body).
   void append(std::span<const std::byte> first, std::span<const std::byte> second);
-  // Counts `n` bytes appended through another descriptor of the same file, which left this
-  // one's offset at the new end (libdump's DirectWriter).
-  void note_appended(std::uint64_t n) noexcept { size_ += n; }
   // Flushes file data to stable storage (fdatasync). Throws Error.
   void sync();
   // Closes the file; throws Error if the kernel reports a deferred failure.
