@@ -2,7 +2,8 @@
 """What recording the received bytes does to the compute the capture keeps.
 
   bench/capture_stretch.py [--build DIR] [--runs N] [--lib LIBENCORE_DUMP.so[,VAR=VALUE...] ...]
-                           [--examples ring,halo2d] [--args 'ring=100 200000;halo2d=1024 400']
+                           [--examples ring,halo2d,collectives,master_worker]
+                           [--args 'ring=100 200000;halo2d=1024 400']
 
 For each example and run, records it on 2 ranks (mpiexec -bind-to core, as
 bench/predict_accuracy.py does) with each library given, once with --payload-ranks none and once
@@ -25,7 +26,8 @@ import tempfile
 from benchlib import QuietGate, fmt, lib_env, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_ARGS = {"ring": "100 200000", "halo2d": "1024 400"}
+DEFAULT_ARGS = {"ring": "100 200000", "halo2d": "1024 400", "collectives": "1048576",
+                "master_worker": "512 16 1024"}  # bench/predict_accuracy.py's
 
 
 def main():
