@@ -1,6 +1,7 @@
 """What the benchmark scripts share: running a command, reading the loops' own timings, and
 printing a median with its spread."""
 import os
+import pathlib
 import re
 import statistics
 import subprocess
@@ -13,6 +14,16 @@ def run(cmd, env=None):
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stderr}")
     return p.stdout
+
+
+def lib_env(lib):
+    """The environment that records with a `--lib` argument: LIB[,VAR=VALUE...], the library
+    through ENCORE_DUMP_LIB (an empty LIB is the build's) and the settings as given."""
+    path, *settings = (lib or "").split(",")
+    env = dict(item.split("=", 1) for item in settings)
+    if path:
+        env["ENCORE_DUMP_LIB"] = str(pathlib.Path(path).resolve())
+    return env
 
 
 def loops(out):

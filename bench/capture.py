@@ -22,7 +22,7 @@ import re
 import shutil
 import tempfile
 
-from benchlib import fmt, loops, run
+from benchlib import fmt, lib_env, loops, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -47,13 +47,8 @@ def main():
 
     def traced(trace, cmd, lib):
         shutil.rmtree(trace, ignore_errors=True)
-        env = None
-        if lib:
-            path, *settings = lib.split(",")
-            env = dict(item.split("=", 1) for item in settings)
-            if path:
-                env["ENCORE_DUMP_LIB"] = str(pathlib.Path(path).resolve())
-        return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd], env)
+        return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd],
+                   lib_env(lib))
 
     def label(lib):
         return "" if len(libs) == 1 else f"  [{lib}]"

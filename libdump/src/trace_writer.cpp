@@ -1,5 +1,7 @@
 #include "trace_writer.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -46,6 +48,9 @@ void TraceWriter::add_stream(ThreadStream* stream) {
 void TraceWriter::start() {
   last_tail_flush_ = monotonic_ns();
   thread_ = std::thread([this] { run(); });
+  // Named here, not by the thread itself, so it has its name by the time MPI_Init returns:
+  // apart from its rank in perf, top -H and ps -L.
+  pthread_setname_np(thread_.native_handle(), "encore-writer");
 }
 
 void TraceWriter::notify() {
