@@ -37,9 +37,11 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
             (printed as `quota factor`; `replay factor` is what the slow replay itself measured,
             its wall time over its CPU time, from its profile's stalls). The quota throttles in
             whole periods (10 ms at a time), so a few of the replay's segments carry a whole
-            throttle and the rest none; `encore predict` spreads those stalls over the segments
-            by CPU time (the `slower` rows) or, with --stall-time keep, leaves them where they
-            fell (the `slower kept` rows: the prediction before stalls were measured);
+            throttle and the rest none; `encore predict` gives each segment its CPU time over
+            the quota (the `slower` rows: 2x at 50 %, where the replays measured 1.93-1.97x of
+            their own, a period whose quota is not used up being no throttle) or, with
+            --stall-time keep, leaves the stalls where they fell (the `slower kept` rows: the
+            prediction before stalls were measured);
             `slower all`: both ranks replayed under the quota (one after the other), no rank
             inferred: the goal's measure for master_worker, whose ranks run different code.
             Short periods do not deliver their quota on this VM:
@@ -443,7 +445,9 @@ def main():
                     slow_pred = doc["predicted_program_s"]
                     kept_pred = None
                     if with_stalls:
-                        ratio["replay factor"].append(doc["ranks"][0]["stall"]["factor"])
+                        stall = doc["ranks"][0]["stall"]
+                        ratio["replay factor"].append(stall.get("measured_factor",
+                                                                stall["factor"]))
                         kept_pred = json.loads(run([tool, "predict", trace, "--json", "--replay",
                                                     slow, "--stall-time", "keep"]).stdout)[
                                                         "predicted_program_s"]

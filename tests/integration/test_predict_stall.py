@@ -100,13 +100,16 @@ class PredictStall(harness.TempDirTest):
         self.assertTrue(s["measured"])
         self.assertAlmostEqual(s["segments_s"], stall["stall"]["segments_ns"] * 1e-9, delta=1e-9)
         self.assertAlmostEqual(s["calls_s"], stall["stall"]["calls_ns"] * 1e-9, delta=1e-9)
-        # spread: each segment's running time x (CPU time + stalls) / CPU time
+        # spread: each segment's running time x 1 / the quota (the replay's own slow-down,
+        # (CPU time + stalls) / CPU time, reported beside it)
         cpu_all = stall["stall"]["cpu_ns"]
         self.assertGreater(cpu_all, 0)
         self.assertLess(cpu_all, wall)
         self.assertAlmostEqual(s["cpu_s"], cpu_all * 1e-9, delta=1e-9)
-        self.assertAlmostEqual(s["factor"], (cpu_all + total) / cpu_all, delta=1e-9)
-        self.assertGreater(s["factor"], 1.3)
+        self.assertAlmostEqual(s["measured_factor"], (cpu_all + total) / cpu_all, delta=1e-9)
+        self.assertGreater(s["measured_factor"], 1.3)
+        self.assertAlmostEqual(s["cpu_quota"], QUOTA_US / PERIOD_US, delta=1e-9)
+        self.assertAlmostEqual(s["factor"], PERIOD_US / QUOTA_US, delta=1e-9)
         cpu = s["compute_measured_s"] - s["segments_s"]
         self.assertAlmostEqual(s["compute_given_s"], cpu * s["factor"], delta=1e-6)
         self.assertAlmostEqual(s["spread_s"], s["compute_given_s"] - cpu, delta=1e-6)
@@ -122,7 +125,8 @@ class PredictStall(harness.TempDirTest):
             s["compute_given_s"] / k["compute_given_s"], delta=1e-6)
         text = harness.run([harness.TOOL, "predict", str(trace), "--replay", str(prof)]).stdout
         self.assertRegex(text, r"rank 0 stalled \S+ in its compute and \S+ in the replay's "
-                               r"calls: \S+ spread over its segments by running time")
+                               r"calls: \S+ spread over its segments by running time \(x\S+, "
+                               r"1 / its CPU quota 0.5, where it measured x")
         bad = harness.run([harness.TOOL, "predict", str(trace), "--replay", str(prof),
                            "--stall-time", "sometimes"], check=False)
         self.assertEqual(bad.returncode, 2, bad.stderr)

@@ -139,3 +139,28 @@ TEST(TimeEncoder, LeanPollsHaveTheirOwnTailSamples) {
   EXPECT_EQ(f.gap, 800u - 730u);
   EXPECT_EQ(e.enc.end_ns() + e.enc.overhead_ns(), 810u);
 }
+
+// A poll that comes sooner after the previous one than the median tail (the tail charged to it
+// was not measured) is charged only the time there was: the uncorrected time (corrected end
+// plus the overhead so far) stays the clock's, which the logged model and the fit compare
+// across ranks. Charged the whole median, every such poll moved it ahead of the clock.
+TEST(TimeEncoder, AnEstimatedTailEndsAtTheNextCall) {
+  Encoder e;
+  e.next(0, 0, 0, 100, 110);
+  e.lean(120, 130, 150);        // sampled: tail 20 ns, the lean median from here on
+  Fields f = e.lean(160, 170);  // its measured t3 (150) is 10 ns before this start
+  EXPECT_EQ(f.overhead, 20u);
+  EXPECT_EQ(f.gap, 10u);
+  f = e.lean(175, 185);  // 5 ns after the previous PMPI end: 5 ns of overhead, not 20
+  EXPECT_EQ(f.overhead, 5u);
+  EXPECT_EQ(f.gap, 0u);
+  EXPECT_EQ(f.dur, 10u);
+  f = e.lean(185, 195);  // no time at all between the two
+  EXPECT_EQ(f.overhead, 0u);
+  EXPECT_EQ(f.gap, 0u);
+  f = e.next(0, 0, 0, 300, 320);  // a full median's room again
+  EXPECT_EQ(f.overhead, 20u);
+  EXPECT_EQ(f.gap, 300u - 195u - 20u);
+  EXPECT_EQ(e.enc.overhead_ns(), 20u + 5u + 0u + 20u);
+  EXPECT_EQ(e.enc.end_ns() + e.enc.overhead_ns(), 320u);
+}

@@ -180,17 +180,43 @@ TEST_F(PredictStall, AutoDropsWithoutAQuotaAndSpreadsUnderOne) {
   auto c = feed(0, predict::StallTime::automatic);
   EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::drop);
   EXPECT_EQ(c, (std::vector<std::int64_t>{0, 20000, 60000, 40000, 2000}));
-  write_profile(0.5);  // half a core: the stall is the slower machine
+  write_profile(0.5);  // half a core: the stall is the slower machine, twice as slow
+  c = feed(0, predict::StallTime::automatic);
+  EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::spread);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 40000, 120000, 80000, 4000}));
+  write_profile();  // a profile that does not say: spread by the measured factor
   c = feed(0, predict::StallTime::automatic);
   EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::spread);
   EXPECT_EQ(c, (std::vector<std::int64_t>{0, 21875, 65625, 43750, 2188}));
-  write_profile();  // a profile that does not say: spread, as before the key
-  c = feed(0, predict::StallTime::automatic);
-  EXPECT_EQ(scale_.stalls.at(0).mode, predict::StallTime::spread);
   // An explicit mode wins over the profile's quota.
   write_profile(0.0);
   c = feed(0, predict::StallTime::spread);
   EXPECT_EQ(c, (std::vector<std::int64_t>{0, 21875, 65625, 43750, 2188}));
+}
+
+// Under a quota below one CPU the slower machine is the quota's: each segment's CPU time over
+// the quota, whatever the throttling's granularity made of the replay's own slow-down (here
+// 140/128 measured); a quota of a CPU or more slows one thread by nothing it defines.
+TEST_F(PredictStall, AQuotaBelowOneCpuSpreadsByItsInverse) {
+  write_profile(0.25);
+  auto c = feed(0, predict::StallTime::spread);
+  const predict::StallSpread* s = &scale_.stalls.at(0);
+  EXPECT_DOUBLE_EQ(s->cpu_quota, 0.25);
+  EXPECT_DOUBLE_EQ(s->factor, 4.0);
+  EXPECT_DOUBLE_EQ(s->measured_factor, 140000.0 / 128000.0);
+  // CPU times 20, 60 (70 less its 10 us stall), 40 and 2 us, four times each.
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 80000, 240000, 160000, 8000}));
+  EXPECT_EQ(s->spread_compute_ns(), 488000u);
+  EXPECT_DOUBLE_EQ(scale_.overall, 488000.0 / 61000.0);  // the inferred rank follows
+  write_profile(1.5);
+  c = feed(0, predict::StallTime::spread);
+  s = &scale_.stalls.at(0);
+  EXPECT_DOUBLE_EQ(s->factor, 140000.0 / 128000.0);
+  EXPECT_EQ(c, (std::vector<std::int64_t>{0, 21875, 65625, 43750, 2188}));
+  write_profile(0.25);  // keep and drop ignore the quota
+  EXPECT_EQ(feed(0, predict::StallTime::keep),
+            (std::vector<std::int64_t>{0, 20000, 70000, 40000, 2000}));
+  EXPECT_DOUBLE_EQ(scale_.stalls.at(0).measured_factor, 140000.0 / 128000.0);
 }
 
 TEST_F(PredictStall, BadCpuQuotaIsRefusedNamingTheKey) {

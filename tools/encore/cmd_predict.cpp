@@ -125,6 +125,8 @@ nlohmann::json stall_json(const predict::StallSpread& s) {
       {"calls_s", seconds(static_cast<std::int64_t>(s.calls_ns))},
       {"cpu_s", seconds(static_cast<std::int64_t>(s.ran_ns))},
       {"factor", s.factor},
+      {"measured_factor", s.measured_factor},
+      {"cpu_quota", s.cpu_quota},
       {"compute_measured_s", seconds(static_cast<std::int64_t>(s.compute_ns))},
       {"compute_given_s", seconds(static_cast<std::int64_t>(s.spread_compute_ns()))},
       {"spread_s",
@@ -313,10 +315,14 @@ int predict_main(const PredictOptions& o) {
             ns(st.compute_ns), ns(st.spread_compute_ns()));
       else if (st.active())
         what = fmt::format(
-            ": {} spread over its segments by running time (x{:.3f}; compute {} -> "
+            ": {} spread over its segments by running time (x{:.3f}{}; compute {} -> "
             "{})",
-            ns(st.spread_compute_ns() - st.cpu_ns()), st.factor, ns(st.compute_ns),
-            ns(st.spread_compute_ns()));
+            ns(st.spread_compute_ns() - st.cpu_ns()), st.factor,
+            st.factor != st.measured_factor
+                ? fmt::format(", 1 / its CPU quota {:g}, where it measured x{:.3f}", st.cpu_quota,
+                              st.measured_factor)
+                : std::string(),
+            ns(st.compute_ns), ns(st.spread_compute_ns()));
       fmt::print("  rank {} stalled {} in its compute and {} in the replay's calls{}\n", r,
                  ns(st.segments_ns), ns(st.calls_ns), what);
     }

@@ -25,15 +25,16 @@ std::string_view to_string(StallTime t) {
 }
 
 void StallSpread::finish() {
-  factor = 1.0;
+  factor = measured_factor = 1.0;
   const std::uint64_t stalled = segments_ns + calls_ns;
   const std::uint64_t wall = compute_ns + overhead_ns;
-  if (mode != StallTime::spread || stalled == 0) return;
-  if (ran_ns > 0) {
-    factor = static_cast<double>(ran_ns + stalled) / static_cast<double>(ran_ns);
-  } else if (wall > stalled) {
-    factor = static_cast<double>(wall) / static_cast<double>(wall - stalled);
+  if (stalled > 0 && ran_ns > 0) {
+    measured_factor = static_cast<double>(ran_ns + stalled) / static_cast<double>(ran_ns);
+  } else if (stalled > 0 && wall > stalled) {
+    measured_factor = static_cast<double>(wall) / static_cast<double>(wall - stalled);
   }
+  if (mode != StallTime::spread) return;
+  factor = cpu_quota > 0 && cpu_quota < 1 ? 1.0 / cpu_quota : measured_factor;
 }
 
 std::uint64_t StallSpread::spread_compute_ns() const {

@@ -145,6 +145,7 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     st.calls_ns = p.call_stall_ns.value_or(0);
     st.overhead_ns = std::max(p.overhead_ns.value_or(overhead), st.calls_ns);
     st.ran_ns = p.stall_cpu_ns.value_or(0);
+    st.cpu_quota = p.cpu_quota.value_or(0);
     st.finish();
     const auto given = [&st](const RankSum& r) {
       return st.active() ? r.cpu * st.factor : r.measured;

@@ -7,9 +7,15 @@
 // everywhere. Spreading gives each segment its running time (its time less its stall; a sleep
 // in it counts as running) times the rank's measured slow-down (all its wall time over all of
 // it less the stalls, the replay's own calls included, since a throttle lands wherever the
-// quota runs out). Stalls of a replay that ran without a CPU quota are no slower machine but
-// other work on this one (another process, or the replay's own payload read-ahead thread woken
-// on the program's core): they are dropped, each segment its time less its stall.
+// quota runs out). Where the profile names its CPU quota q < 1 (replay.stall.cpu_quota), the
+// factor is 1/q instead: the machine the quota stands for. What the replay measured departs
+// from it by the throttling's granularity (a period whose quota is not used up is not
+// throttled, so a 0.3 s replay at 50 % of a core ran 1.93-1.97x, where a CPU-bound loop in
+// the same cgroup setting ran 2.01x) and by other work on the machine; a real CPU slower by
+// that factor is slower in every segment. Stalls of a replay that ran without a CPU quota are no
+// slower machine but other work on this one (another process, or the replay's own payload
+// read-ahead thread woken on the program's core): they are dropped, each segment its time less its
+// stall.
 #pragma once
 
 #include <algorithm>
@@ -43,12 +49,17 @@ struct StallSpread {
   // The thread's CPU time over the interval the stalls were measured in, when the profile says
   // (0: not known). Better than wall time less stalls, which counts blocking I/O and sleeps.
   std::uint64_t ran_ns = 0;
+  // The replay's CPU quota in CPUs, where the profile says (0: none, or not said).
+  double cpu_quota = 0;
   bool measured = false;  // the profile says it measured stalls (replay.stall)
-  // Each segment's running time is multiplied by this: (CPU time + stalls) / CPU time, the CPU
-  // time being ran_ns where known, else all wall time less the stalls; 1 without stalls.
+  // The replay's own slow-down: (CPU time + stalls) / CPU time, the CPU time being ran_ns where
+  // known, else all wall time less the stalls; 1 without stalls.
+  double measured_factor = 1.0;
+  // Each segment's running time is multiplied by this in spread mode: 1 / cpu_quota under a
+  // quota below one CPU, else measured_factor.
   double factor = 1.0;
 
-  // Sets `factor` from the totals (1 when nothing stalled or in keep or drop mode).
+  // Sets the factors from the totals (`factor` 1 in keep or drop mode).
   void finish();
   // The segments' running time (their time less their stalls).
   std::uint64_t cpu_ns() const { return compute_ns - std::min(segments_ns, compute_ns); }
