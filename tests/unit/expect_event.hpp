@@ -35,8 +35,16 @@ inline void expect_same_arg(const ArgValue& x, const ArgValue& y) {
   }
 }
 
+// What a hand-built reference event cannot hold as the reader gives it back: a writer fills in
+// the uncorrected start and the payload offsets, and does not encode the outputs of a failed
+// call or any argument of an opaque (unmodelled) function.
+struct BuiltReference {
+  bool value = false;
+};
+
 // `a` is the reference (its function names the arguments to compare), `b` the event checked.
-inline void expect_same_event(const Event& a, const Event& b) {
+// With `built`, `a` was built by hand and written: the fields above are not compared.
+inline void expect_same_event(const Event& a, const Event& b, BuiltReference built = {}) {
   ASSERT_EQ(a.function, b.function) << "event " << a.index;
   const FunctionInfo& f = a.info();
   SCOPED_TRACE(std::string(f.name) + " #" + std::to_string(a.index));
@@ -45,13 +53,18 @@ inline void expect_same_event(const Event& a, const Event& b) {
   EXPECT_EQ(a.start_ns, b.start_ns);
   EXPECT_EQ(a.end_ns, b.end_ns);
   EXPECT_EQ(a.overhead_ns, b.overhead_ns);
-  EXPECT_EQ(a.raw_start_ns, b.raw_start_ns);
+  if (!built.value) {
+    EXPECT_EQ(a.raw_start_ns, b.raw_start_ns);
+  }
   EXPECT_EQ(a.rc, b.rc);
-  ASSERT_GE(a.args.size(), f.params.size());
-  ASSERT_GE(b.args.size(), f.params.size());
-  for (std::size_t i = 0; i < f.params.size(); ++i) {
-    SCOPED_TRACE(f.params[i].name);
-    expect_same_arg(a.args[i], b.args[i]);
+  if (!built.value || f.modelled) {
+    ASSERT_GE(a.args.size(), f.params.size());
+    ASSERT_GE(b.args.size(), f.params.size());
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      if (built.value && a.rc != 0 && is_output(f.params[i].role)) continue;
+      SCOPED_TRACE(f.params[i].name);
+      expect_same_arg(a.args[i], b.args[i]);
+    }
   }
   ASSERT_EQ(a.payloads.size(), b.payloads.size());
   for (std::size_t k = 0; k < a.payloads.size(); ++k) {
@@ -59,7 +72,9 @@ inline void expect_same_event(const Event& a, const Event& b) {
     EXPECT_EQ(a.payloads[k].datatype, b.payloads[k].datatype);
     EXPECT_EQ(a.payloads[k].count, b.payloads[k].count);
     EXPECT_EQ(a.payloads[k].bytes, b.payloads[k].bytes);
-    EXPECT_EQ(a.payloads[k].offset, b.payloads[k].offset);
+    if (!built.value) {
+      EXPECT_EQ(a.payloads[k].offset, b.payloads[k].offset);
+    }
   }
   ASSERT_EQ(a.send_hashes.size(), b.send_hashes.size());
   for (std::size_t k = 0; k < a.send_hashes.size(); ++k) {

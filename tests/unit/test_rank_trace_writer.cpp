@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "expect_event.hpp"
 #include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
 
@@ -82,69 +83,6 @@ void fill_arg(Role role, ArgValue& a, std::int64_t seed, const Event& ev) {
   }
 }
 
-void expect_same(const Event& a, const Event& b) {
-  ASSERT_EQ(a.function, b.function);
-  const FunctionInfo& f = a.info();
-  SCOPED_TRACE(std::string(f.name));
-  EXPECT_EQ(a.thread, b.thread);
-  EXPECT_EQ(a.start_ns, b.start_ns);
-  EXPECT_EQ(a.end_ns, b.end_ns);
-  EXPECT_EQ(a.overhead_ns, b.overhead_ns);
-  EXPECT_EQ(a.rc, b.rc);
-  for (std::size_t i = 0; f.modelled && i < f.params.size(); ++i) {
-    if (a.rc != 0 && is_output(f.params[i].role)) continue;
-    const ArgValue& x = a.args[i];
-    const ArgValue& y = b.args[i];
-    EXPECT_EQ(x.scalar, y.scalar) << f.params[i].name;
-    EXPECT_EQ(x.list, y.list) << f.params[i].name;
-    EXPECT_EQ(x.remote, y.remote) << f.params[i].name;
-    EXPECT_EQ(x.flags, y.flags) << f.params[i].name;
-    EXPECT_EQ(x.text, y.text) << f.params[i].name;
-    EXPECT_EQ(x.real, y.real) << f.params[i].name;
-    ASSERT_EQ(x.requests.size(), y.requests.size()) << f.params[i].name;
-    for (std::size_t k = 0; k < x.requests.size(); ++k) {
-      EXPECT_EQ(x.requests[k].null, y.requests[k].null);
-      if (!x.requests[k].null) {
-        EXPECT_EQ(x.requests[k].thread, y.requests[k].thread);
-        EXPECT_EQ(x.requests[k].event, y.requests[k].event);
-      }
-    }
-    ASSERT_EQ(x.statuses.size(), y.statuses.size()) << f.params[i].name;
-    for (std::size_t k = 0; k < x.statuses.size(); ++k) {
-      EXPECT_EQ(x.statuses[k].source, y.statuses[k].source);
-      EXPECT_EQ(x.statuses[k].tag, y.statuses[k].tag);
-      EXPECT_EQ(x.statuses[k].bytes, y.statuses[k].bytes);
-      EXPECT_EQ(x.statuses[k].bits, y.statuses[k].bits);
-      EXPECT_EQ(x.statuses[k].error, y.statuses[k].error);
-    }
-  }
-  ASSERT_EQ(a.payloads.size(), b.payloads.size());
-  for (std::size_t k = 0; k < a.payloads.size(); ++k) {
-    EXPECT_EQ(a.payloads[k].bytes, b.payloads[k].bytes);
-    EXPECT_EQ(a.payloads[k].datatype, b.payloads[k].datatype);
-    EXPECT_EQ(a.payloads[k].count, b.payloads[k].count);
-    EXPECT_EQ(a.payloads[k].slot, b.payloads[k].slot);
-  }
-  ASSERT_EQ(a.send_hashes.size(), b.send_hashes.size());
-  for (std::size_t k = 0; k < a.send_hashes.size(); ++k)
-    EXPECT_EQ(a.send_hashes[k].hash, b.send_hashes[k].hash);
-  ASSERT_EQ(a.signatures.size(), b.signatures.size());
-  for (std::size_t k = 0; k < a.signatures.size(); ++k)
-    EXPECT_EQ(a.signatures[k].runs, b.signatures[k].runs);
-  EXPECT_EQ(a.callsite, b.callsite);
-  EXPECT_EQ(a.counters, b.counters);
-  EXPECT_EQ(a.stall_ns, b.stall_ns);
-  EXPECT_EQ(a.attribute, b.attribute);
-  ASSERT_EQ(a.neighbours.has_value(), b.neighbours.has_value());
-  if (a.neighbours) {
-    EXPECT_EQ(a.neighbours->weighted, b.neighbours->weighted);
-    EXPECT_EQ(a.neighbours->sources, b.neighbours->sources);
-    EXPECT_EQ(a.neighbours->source_weights, b.neighbours->source_weights);
-    EXPECT_EQ(a.neighbours->destinations, b.neighbours->destinations);
-    EXPECT_EQ(a.neighbours->dest_weights, b.neighbours->dest_weights);
-  }
-}
-
 class RankTraceWriterTest : public TempDirTest {};
 
 TEST_F(RankTraceWriterTest, EveryFunctionRoundTrips) {
@@ -207,7 +145,7 @@ TEST_F(RankTraceWriterTest, EveryFunctionRoundTrips) {
     const Event& want = *by_thread[ev.thread][per_thread[ev.thread]];
     EXPECT_EQ(ev.index, per_thread[ev.thread]);
     ++per_thread[ev.thread];
-    expect_same(want, ev);
+    expect_same_event(want, ev, BuiltReference{true});
     ++n;
   }
   EXPECT_TRUE(r.complete()) << r.problem();
