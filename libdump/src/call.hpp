@@ -432,6 +432,10 @@ class Call {
     // stalls) and on one light call in kTailSample; the writer charges the other light calls
     // the median of the last sampled ones (TimeEncoder).
     constexpr unsigned kTailSample = 64;
+    if (ts_->sealed) [[unlikely]] {
+      ts_->sealed = false;
+      heavy_ = true;
+    }
     if (heavy_ || ++ts_->light_calls >= kTailSample) [[unlikely]]
       measure_tail();
     else

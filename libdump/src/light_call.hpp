@@ -198,6 +198,12 @@ class LightCall {
   }
   ENCORE_HOT void sample_tail() noexcept {
     constexpr unsigned kTailSample = 64;
+    if (ts_->sealed) [[unlikely]] {  // its payload sealed a segment: timed as a heavy call
+      ts_->sealed = false;
+      ts_->prev_t3 = __rdtsc();
+      ts_->prev_flags = RawTimes::kPrevMeasured;
+      return;
+    }
     if (++ts_->light_calls >= kTailSample) [[unlikely]] {
       ts_->light_calls = 0;
       ts_->prev_t3 = __rdtsc();

@@ -18,6 +18,7 @@ void ThreadStream::seal(Segment* s, bool events) {
     std::lock_guard lock(mu_);
     (events ? sealed_events_ : sealed_payload_).push_back(s);
   }
+  sealed = true;
   if (on_seal) on_seal();
 }
 

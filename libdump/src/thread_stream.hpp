@@ -233,6 +233,10 @@ class ThreadStream {
   // Hot-path state kept with the stream (owned by the application thread) --------------------
   bool in_tool = false;
   unsigned light_calls = 0;  // light calls since the last one whose tool time was measured
+  // A segment was sealed since the last measured tail: on_seal woke the writer and yielded to it,
+  // so the call that sealed must measure its tail (the writer's drain is then overhead, not
+  // the next compute segment's time), as a heavy call does.
+  bool sealed = false;
   // The previous call's tool end, when measured: it goes into the next call's RawTimes.
   std::uint64_t prev_t3 = 0;
   std::uint64_t prev_flags = 0;
