@@ -16,6 +16,21 @@ def run(cmd, env=None):
     return p.stdout
 
 
+# The examples' arguments in the benchmarks that run them whole: sizes where the program's span
+# is a few tenths of a second on this machine.
+EXAMPLE_ARGS = {"halo2d": "1024 400", "ring": "100 200000", "collectives": "1048576",
+                "master_worker": "512 16 1024"}
+
+
+def example_args(spec):
+    """EXAMPLE_ARGS with a benchmark's --args ('halo2d=256 100;ring=10 1000') applied."""
+    args = dict(EXAMPLE_ARGS)
+    for item in filter(None, spec.split(";")):
+        name, _, value = item.partition("=")
+        args[name.strip()] = value
+    return args
+
+
 def lib_env(lib):
     """The environment that records with a `--lib` argument: LIB[,VAR=VALUE...], the library
     through ENCORE_DUMP_LIB (an empty LIB is the build's) and the settings as given."""

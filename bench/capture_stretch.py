@@ -23,11 +23,9 @@ import pathlib
 import shutil
 import tempfile
 
-from benchlib import QuietGate, fmt, lib_env, run
+from benchlib import QuietGate, example_args, fmt, lib_env, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_ARGS = {"ring": "100 200000", "halo2d": "1024 400", "collectives": "1048576",
-                "master_worker": "512 16 1024"}  # bench/predict_accuracy.py's
 
 
 def main():
@@ -46,10 +44,7 @@ def main():
     libs = a.lib or [""]
     build = pathlib.Path(a.build)
     tool = build / "tools/encore/encore"
-    ex_args = dict(DEFAULT_ARGS)
-    for item in filter(None, a.args.split(";")):
-        name, value = item.split("=", 1)
-        ex_args[name.strip()] = value
+    ex_args = example_args(a.args)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-stretch-"))
     mpiexec = ["mpiexec", "-bind-to", "core", "-n", "2"]
     gate = QuietGate(max_wait=a.quiet_wait)

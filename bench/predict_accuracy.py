@@ -96,14 +96,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from benchlib import QuietGate, middle_half  # noqa: E402
+from benchlib import QuietGate, example_args, middle_half  # noqa: E402
 
 CGROUP_CPU = pathlib.Path("/sys/fs/cgroup/cpu")
 QUOTA = [10000, 20000]  # us of CPU per period: 50 % of a core (--period-us changes both)
 MIN_CFS_US = 1000  # the kernel's floor for both the period and the quota (min_cfs_quota_period)
-# Sizes where the program's span is a few tenths of a second on this machine.
-DEFAULT_ARGS = {"halo2d": "1024 400", "ring": "100 200000", "collectives": "1048576",
-                "master_worker": "512 16 1024"}
 
 
 def run(cmd, check=True, **kw):
@@ -312,10 +309,7 @@ def main():
     if QUOTA[0] < MIN_CFS_US:
         raise SystemExit(f"--period-us {a.period_us}: the quota (half of it) would be under the "
                          f"kernel's {MIN_CFS_US} us minimum; use {2 * MIN_CFS_US} or more")
-    example_args = dict(DEFAULT_ARGS)
-    for item in filter(None, a.args.split(";")):
-        name, _, args = item.partition("=")
-        example_args[name.strip()] = args
+    ex_args = example_args(a.args)
     record_args = a.record_args.split()
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
@@ -335,7 +329,7 @@ def main():
     gate = QuietGate(max_wait=a.quiet_wait, niced_is_noise=a.niced_is_noise)
     try:
         for name in a.examples.split(","):
-            program = [build / "examples" / f"example_{name}", *example_args.get(name, "").split()]
+            program = [build / "examples" / f"example_{name}", *ex_args.get(name, "").split()]
             err = {k: [] for k in ("model loggps", "model logged", "model seed", "self loggps",
                                    "self logged", "self vs logged", "self overhead",
                                    "replayed loggps",

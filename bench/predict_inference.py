@@ -19,7 +19,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from predict_accuracy import DEFAULT_ARGS, run  # noqa: E402
+from benchlib import EXAMPLE_ARGS  # noqa: E402
+from predict_accuracy import run  # noqa: E402
 
 
 def span(tool, trace, profiles, infer=None):
@@ -42,7 +43,7 @@ def main():
                               "tools/encore/encore")] if a.baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.examples.split(","):
-            program = [build / f"examples/example_{name}", *DEFAULT_ARGS[name].split()]
+            program = [build / f"examples/example_{name}", *EXAMPLE_ARGS[name].split()]
             rows = {}
             for i in range(a.runs):
                 trace = pathlib.Path(tmp) / f"{name}-{i}"

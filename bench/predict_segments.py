@@ -30,7 +30,8 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from benchlib import QuietGate  # noqa: E402
-from predict_accuracy import DEFAULT_ARGS, run  # noqa: E402
+from benchlib import EXAMPLE_ARGS  # noqa: E402
+from predict_accuracy import run  # noqa: E402
 
 
 def plain_calls(cmd, probe, tmp, rank):
@@ -102,7 +103,7 @@ def main():
     probe = pathlib.Path(a.probe) if a.probe else build / "bench/libbench_call_probe.so"
     if not probe.exists():
         raise SystemExit(f"{probe}: not built (cmake --build {a.build} --target bench_call_probe)")
-    args = (a.args if a.args is not None else DEFAULT_ARGS.get(a.example, "")).split()
+    args = (a.args if a.args is not None else EXAMPLE_ARGS.get(a.example, "")).split()
     program = [build / "examples" / f"example_{a.example}", *args]
     mpiexec = [shutil.which("mpiexec"), "-bind-to", "core", "-n", 2]
     replay_env = dict(kv.split("=", 1) for kv in a.replay_env)

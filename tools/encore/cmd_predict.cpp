@@ -318,10 +318,9 @@ int predict_main(const PredictOptions& o) {
             ": {} spread over its segments by running time (x{:.3f}{}; compute {} -> "
             "{})",
             ns(st.spread_compute_ns() - st.cpu_ns()), st.factor,
-            st.factor != st.measured_factor
-                ? fmt::format(", 1 / its CPU quota {:g}, where it measured x{:.3f}", st.cpu_quota,
-                              st.measured_factor)
-                : std::string(),
+            st.by_quota() ? fmt::format(", 1 / its CPU quota {:g}, where it measured x{:.3f}",
+                                        st.cpu_quota, st.measured_factor)
+                          : std::string(),
             ns(st.compute_ns), ns(st.spread_compute_ns()));
       fmt::print("  rank {} stalled {} in its compute and {} in the replay's calls{}\n", r,
                  ns(st.segments_ns), ns(st.calls_ns), what);

@@ -34,7 +34,7 @@ void StallSpread::finish() {
     measured_factor = static_cast<double>(wall) / static_cast<double>(wall - stalled);
   }
   if (mode != StallTime::spread) return;
-  factor = cpu_quota > 0 && cpu_quota < 1 ? 1.0 / cpu_quota : measured_factor;
+  factor = by_quota() ? 1.0 / cpu_quota : measured_factor;
 }
 
 std::uint64_t StallSpread::spread_compute_ns() const {

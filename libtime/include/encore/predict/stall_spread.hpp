@@ -61,6 +61,8 @@ struct StallSpread {
 
   // Sets the factors from the totals (`factor` 1 in keep or drop mode).
   void finish();
+  // Whether spreading uses 1 / cpu_quota rather than the measured factor.
+  bool by_quota() const { return cpu_quota > 0 && cpu_quota < 1; }
   // The segments' running time (their time less their stalls).
   std::uint64_t cpu_ns() const { return compute_ns - std::min(segments_ns, compute_ns); }
   // The segments' total after spreading (== compute_ns in keep mode, cpu_ns() in drop mode).
