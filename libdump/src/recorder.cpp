@@ -177,6 +177,7 @@ void Recorder::start(int thread_level) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rec->rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &rec->nprocs);
   rec->payload_on = opts.records_payload_of(rec->rank);
+  rec->pool.set_populate(StreamKind::payload, rec->payload_on);
   rec->convert_payload = opts.payload_byte_order() != host_byte_order();
   rec->copy_payload = rec->payload_on && !rec->convert_payload;
   rec->counter_setup = setup_counters(opts.papi_events);

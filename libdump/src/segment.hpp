@@ -7,7 +7,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+
+#include "segment_memory.hpp"
 
 #include "encore/stream_header.hpp"
 
@@ -35,22 +36,27 @@ struct Mark {
 
 class Segment {
  public:
-  Segment(StreamKind kind, std::size_t capacity)
-      : kind_(kind), capacity_(capacity), data_(new std::byte[capacity]) {}
+  // `populate`: its pages are faulted in now (segment_memory.hpp), so that the thread filling
+  // it never takes a page fault.
+  Segment(StreamKind kind, std::size_t capacity, bool populate)
+      : kind_(kind), capacity_(capacity), data_(map_segment_memory(capacity, populate)) {}
+  ~Segment() { unmap_segment_memory(data_, capacity_); }
+  Segment(const Segment&) = delete;
+  Segment& operator=(const Segment&) = delete;
 
   StreamKind kind() const noexcept { return kind_; }
   std::size_t capacity() const noexcept { return capacity_; }
-  std::byte* data() noexcept { return data_.get(); }
-  const std::byte* data() const noexcept { return data_.get(); }
+  std::byte* data() noexcept { return data_; }
+  const std::byte* data() const noexcept { return data_; }
 
   // An events segment keeps the raw times of its events (fixed-size records the writer
   // encodes) apart from their bodies: the first half holds times, the second the bodies.
   std::size_t times_capacity() const noexcept { return capacity_ / 2; }
-  std::byte* times_data() noexcept { return data_.get(); }
-  const std::byte* times_data() const noexcept { return data_.get(); }
+  std::byte* times_data() noexcept { return data_; }
+  const std::byte* times_data() const noexcept { return data_; }
   std::size_t body_capacity() const noexcept { return capacity_ - capacity_ / 2; }
-  std::byte* body_data() noexcept { return data_.get() + capacity_ / 2; }
-  const std::byte* body_data() const noexcept { return data_.get() + capacity_ / 2; }
+  std::byte* body_data() noexcept { return data_ + capacity_ / 2; }
+  const std::byte* body_data() const noexcept { return data_ + capacity_ / 2; }
 
   // Producer: publish a new mark (only ever growing).
   void publish(const Mark& m) noexcept {
@@ -106,7 +112,7 @@ class Segment {
  private:
   StreamKind kind_;
   std::size_t capacity_;
-  std::unique_ptr<std::byte[]> data_;
+  std::byte* data_;
   std::atomic<std::uint64_t> seq_{0};
   std::atomic<std::uint64_t> bytes_{0};
   std::atomic<std::uint64_t> events_{0};

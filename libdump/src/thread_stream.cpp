@@ -128,4 +128,15 @@ ThreadStream::Pending ThreadStream::pending() {
   return p;
 }
 
+bool ThreadStream::Pending::wants_more(StreamKind kind) const {
+  if (kind == StreamKind::payload)
+    return !sealed_payload.empty() || (current_payload && current_payload->published().bytes >=
+                                                              current_payload->capacity() / 2);
+  if (!sealed_events.empty()) return true;
+  if (!current_events) return false;
+  const Mark m = current_events->published();
+  return m.bytes >= current_events->body_capacity() / 2 ||
+         m.times >= current_events->times_capacity() / 2;
+}
+
 }  // namespace encore::dump

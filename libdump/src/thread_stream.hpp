@@ -227,6 +227,9 @@ class ThreadStream {
     std::vector<Segment*> sealed_payload;
     Segment* current_events = nullptr;
     Segment* current_payload = nullptr;
+    // Whether the thread will soon want another segment of the kind: it sealed one, or has
+    // filled half of its current one (the writer then has SegmentPool::prepare make one).
+    bool wants_more(StreamKind kind) const;
   };
   Pending pending();
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "segment_records.hpp"
 
@@ -74,8 +75,18 @@ void TraceWriter::run() {
     const std::uint64_t now = monotonic_ns();
     const bool tails = now - last_tail_flush_ >= flush_interval_ns_ / 2;
     if (tails) last_tail_flush_ = now;
-    std::lock_guard io(io_mu_);
-    drain(tails);
+    bool want_payload = false;
+    bool want_events = false;
+    {
+      std::lock_guard io(io_mu_);
+      drain(tails);
+      want_payload = std::exchange(want_payload_, false);
+      want_events = std::exchange(want_events_, false);
+    }
+    // Outside io_mu_: populating a segment takes a while, and a crash handler that finds
+    // io_mu_ taken writes nothing.
+    if (want_payload) pool_.prepare(StreamKind::payload);
+    if (want_events) pool_.prepare(StreamKind::events);
   }
 }
 
@@ -92,6 +103,10 @@ void TraceWriter::drain(bool tails) {
   }
   for (StreamState* st : states) {
     auto p = st->stream->pending();
+    // A thread about to want a segment finds one ready (run() prepares it): it neither
+    // allocates nor populates one in its call.
+    want_payload_ = want_payload_ || p.wants_more(StreamKind::payload);
+    want_events_ = want_events_ || p.wants_more(StreamKind::events);
     // Payload first: an event chunk on disk should not refer to payload that is not.
     for (Segment* s : p.sealed_payload) {
       drain_segment(*st, s, s->published());

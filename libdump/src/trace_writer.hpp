@@ -98,6 +98,9 @@ class TraceWriter {
   std::mutex wake_mu_;
   std::condition_variable wake_;
   bool wake_flag_ = false;
+  // Set by drain() (under io_mu_), taken by run(), which prepares a segment of the kind.
+  bool want_payload_ = false;
+  bool want_events_ = false;
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::uint64_t last_tail_flush_ = 0;
