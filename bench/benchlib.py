@@ -8,12 +8,13 @@ import subprocess
 import time
 
 
-def run(cmd, env=None):
+def run(cmd, env=None, stderr=False):
+    """The command's stdout (and its stderr too, as a pair, with `stderr`)."""
     full = dict(os.environ, **(env or {}))
     p = subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=900)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, cmd))} failed ({p.returncode}):\n{p.stderr}")
-    return p.stdout
+    return (p.stdout, p.stderr) if stderr else p.stdout
 
 
 # The examples' arguments in the benchmarks that run them whole: sizes where the program's span

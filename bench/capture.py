@@ -12,7 +12,8 @@ Measures, on 2 ranks (one per core):
     and the capture cost per MPI call it implies;
   * 1 MiB ping-pong: slowdown, and the rate at which received bytes go into the log as the
     application sees it (payload bytes / tool time charged in the rank);
-  * halo2d: bytes per event in the trace and the overhead on its own timed loop.
+  * halo2d: bytes per event in the trace, the overhead on its own timed loop and the page
+    faults rank 0's thread took in that loop, per iteration, recorded and plain.
 The loops time themselves (CLOCK_MONOTONIC inside the program): mpiexec start-up is excluded.
 """
 import argparse
@@ -45,10 +46,10 @@ def main():
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-bench-"))
     mpiexec = ["mpiexec", "-n", "2"]
 
-    def traced(trace, cmd, lib):
+    def traced(trace, cmd, lib, env=None, stderr=False):
         shutil.rmtree(trace, ignore_errors=True)
         return run([str(tool), "record", "-o", str(trace), "--quiet", "--", *mpiexec, *cmd],
-                   lib_env(lib))
+                   {**lib_env(lib), **(env or {})}, stderr)
 
     def label(lib):
         return "" if len(libs) == 1 else f"  [{lib}]"
@@ -98,13 +99,23 @@ def main():
 
     # halo2d ----------------------------------------------------------------------------------
     halo_args = ["512", "400", "1"]
+    # Rank 0's page faults in the loop (its own thread, on stderr): a page of the capture's
+    # memory touched for the first time there is one.
+    faults_env = {"HALO2D_LOOP_FAULTS": "1"}
+
+    def loop_faults(err):
+        return int(re.search(r"^loop_faults (\d+)", err, re.M).group(1)) / int(halo_args[1])
+
     plain_t, rec_t, bpe = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
+    plain_pf, rec_pf = [], {lib: [] for lib in libs}
     for _ in range(args.rounds):
-        out = run([*mpiexec, str(halo), *halo_args])
+        out, err = run([*mpiexec, str(halo), *halo_args], faults_env, stderr=True)
         plain_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
+        plain_pf.append(loop_faults(err))
         for lib in libs:
-            out = traced(tmp / "halo", [str(halo), *halo_args], lib)
+            out, err = traced(tmp / "halo", [str(halo), *halo_args], lib, faults_env, stderr=True)
             rec_t[lib].append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
+            rec_pf[lib].append(loop_faults(err))
             stats = json.loads(run([str(tool), "stats", str(tmp / "halo"), "--json"]))
             events = sum(r["events"] for r in stats["ranks"])
             size = sum(f.stat().st_size for f in (tmp / "halo").glob("rank-*.events"))
@@ -114,6 +125,8 @@ def main():
               f"traced {fmt([t * 1e3 for t in rec_t[lib]], ' ms')}{label(lib)}")
         print(f"{'':12s} overhead {fmt([(r / p - 1) * 100 for r, p in zip(rec_t[lib], plain_t)], ' %')}   "
               f"events file {fmt(bpe[lib], ' bytes/event')} (headers included)")
+        print(f"{'':12s} page faults in the loop {fmt(rec_pf[lib], '', 2)} an iteration "
+              f"(plain {fmt(plain_pf, '', 2)}; rank 0's thread)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -159,6 +159,9 @@ ThreadStream* Recorder::register_thread() {
     w->notify();
     sched_yield();
   };
+  // Half a payload segment filled: the writer prepares the next one now, so the roll takes a
+  // segment whose pages are in (no allocation, no populating in the call that rolls).
+  s->on_half = [w = writer.get()] { w->notify(); };
   writer->add_stream(s);
   tls_stream = s;
   return s;

@@ -10,6 +10,7 @@ ThreadStream::ThreadStream(std::uint16_t index, SegmentPool& pool) : index_(inde
   ev_->reset({});
   pl_ = pool_.acquire(StreamKind::payload, true, stalled);
   pl_->reset({});
+  pl_room_ = pl_->capacity() / 2;
   scratch.resize(4096);  // Call writes an event's head there before any reserve
 }
 
@@ -54,6 +55,17 @@ void ThreadStream::roll_payload() {
     pl_ = next;
   }
   pl_used_ = 0;
+  pl_room_ = pl_->capacity() / 2;
+}
+
+std::uint64_t ThreadStream::append_payload_past_room(std::span<const std::byte> bytes) {
+  const std::uint64_t at = pl_used_ + bytes.size() > pl_->capacity() ? append_payload_split(bytes)
+                                                                     : append_payload_here(bytes);
+  if (pl_used_ > pl_->capacity() / 2 && pl_room_ < pl_->capacity()) {
+    pl_room_ = pl_->capacity();
+    if (on_half) on_half();
+  }
+  return at;
 }
 
 std::uint64_t ThreadStream::append_payload_split(std::span<const std::byte> bytes) {

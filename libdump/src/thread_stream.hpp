@@ -33,6 +33,9 @@ class ThreadStream {
   // Called after a segment is sealed, so the writer drains it now rather than at its next
   // periodic wake (the application may be about to wait for that memory).
   std::function<void()> on_seal;
+  // Called once a payload segment is half full, so the writer prepares the next one
+  // (SegmentPool::prepare) before the thread needs it.
+  std::function<void()> on_half;
 
   // Producer side ---------------------------------------------------------------------------
   // Appends one event (its raw times and its encoded body) and publishes it.
@@ -69,11 +72,27 @@ class ThreadStream {
     ev_->publish({ev_used_, events_, payload_, ev_times_});
   }
   // Whether `n` payload bytes fit the current payload segment (no roll, hence no stall).
-  bool payload_fits(std::size_t n) const noexcept { return pl_used_ + n <= pl_->capacity(); }
+  // Up to half the segment until on_half has been called (the light path leaves to the Call
+  // path, which calls it, once a segment).
+  bool payload_fits(std::size_t n) const noexcept { return pl_used_ + n <= pl_room_; }
 
   // Appends payload bytes; returns where they start in the payload stream.
   std::uint64_t append_payload(std::span<const std::byte> bytes) {
-    if (pl_used_ + bytes.size() > pl_->capacity()) return append_payload_split(bytes);
+    if (pl_used_ + bytes.size() > pl_room_) [[unlikely]]
+      return append_payload_past_room(bytes);
+    return append_payload_here(bytes);
+  }
+  // Room for `n` payload bytes written in place (at most one segment): the caller fills
+  // them, then calls commit_payload(n). Returns nullptr if n exceeds a segment.
+  std::byte* reserve_payload(std::size_t n);
+  void commit_payload(std::size_t n) noexcept {
+    pl_used_ += n;
+    payload_ += n;
+    pl_->publish({pl_used_, 0, payload_, 0});
+  }
+  // Appends bytes that fit the current segment.
+  __attribute__((always_inline)) std::uint64_t append_payload_here(
+      std::span<const std::byte> bytes) noexcept {
     const std::uint64_t at = payload_;
     std::byte* to = pl_->data() + pl_used_;
     const std::size_t n = bytes.size();
@@ -86,14 +105,6 @@ class ThreadStream {
     }
     commit_payload(n);
     return at;
-  }
-  // Room for `n` payload bytes written in place (at most one segment): the caller fills
-  // them, then calls commit_payload(n). Returns nullptr if n exceeds a segment.
-  std::byte* reserve_payload(std::size_t n);
-  void commit_payload(std::size_t n) noexcept {
-    pl_used_ += n;
-    payload_ += n;
-    pl_->publish({pl_used_, 0, payload_, 0});
   }
 
   // Lean polls (Call's LeanPoll) ----------------------------------------------------------
@@ -269,6 +280,8 @@ class ThreadStream {
   std::vector<long long> counter_deltas;
 
  private:
+  // Past the room: a segment's half (on_half), or its end (a roll).
+  std::uint64_t append_payload_past_room(std::span<const std::byte> bytes);
   std::uint64_t append_payload_split(std::span<const std::byte> bytes);
   void roll_events(std::size_t need);
   void roll_payload();
@@ -282,6 +295,7 @@ class ThreadStream {
   std::size_t ev_used_ = 0;   // body bytes in ev_
   std::size_t ev_times_ = 0;  // times bytes in ev_
   std::size_t pl_used_ = 0;
+  std::size_t pl_room_ = 0;  // half of pl_'s capacity until on_half is called, then all of it
   std::uint64_t events_ = 0;
   std::uint64_t payload_ = 0;
   std::uint64_t stall_ns_ = 0;

@@ -34,5 +34,28 @@ TEST(ThreadStreamSeal, APayloadSegmentFilledUpSetsTheFlagAndCallsTheHook) {
   EXPECT_EQ(hooks, 1);
 }
 
+// on_half: the writer is told once a payload segment is half full (it prepares the next one
+// then); the light path's payload_fits() stops at the half until it has been told.
+TEST(ThreadStreamSeal, HalfAPayloadSegmentCallsTheHalfHookOncePerSegment) {
+  SegmentPool pool(64u << 20);
+  ThreadStream ts(0, pool);
+  int halves = 0;
+  ts.on_half = [&halves] { ++halves; };
+  const std::vector<std::byte> block(64 * 1024, std::byte{5});
+  const std::size_t half = kPayloadSegmentBytes / 2;
+  for (std::size_t n = 0; n < half; n += block.size()) ts.append_payload(block);
+  EXPECT_EQ(halves, 0);  // exactly half: not past it
+  EXPECT_FALSE(ts.payload_fits(1));
+  ts.append_payload(block);
+  EXPECT_EQ(halves, 1);
+  EXPECT_TRUE(ts.payload_fits(1));
+  for (std::size_t n = half + block.size(); n < kPayloadSegmentBytes; n += block.size())
+    ts.append_payload(block);
+  EXPECT_EQ(halves, 1);
+  // The next segment: its own half.
+  for (std::size_t n = 0; n <= half; n += block.size()) ts.append_payload(block);
+  EXPECT_EQ(halves, 2);
+}
+
 }  // namespace
 }  // namespace encore::dump
