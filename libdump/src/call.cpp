@@ -203,6 +203,19 @@ void Call::put_new_request(MPI_Request r) {
   RequestInfo& info = rec_->requests.add(r);
   info.thread = ts_->index();
   info.event = ts_->events();  // this event's index: it is committed next
+  created_ = &info;
+  resolved_r_ = nullptr;
+}
+
+RequestInfo* const* Call::resolve(const MPI_Request* r, std::int64_t n) {
+  if (!r || n <= 0) return nullptr;
+  if (r == resolved_r_ && n == resolved_n_) return ts_->resolved.data();
+  auto& v = ts_->resolved;
+  if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+  rec_->requests.resolve(r, static_cast<std::size_t>(n), v.data());
+  resolved_r_ = r;
+  resolved_n_ = n;
+  return v.data();
 }
 
 void Call::put_request_ref(const RequestInfo* info) {
@@ -222,8 +235,8 @@ void Call::put_request(MPI_Request r) { put_request_ref(rec_->requests.find({r, 
 void Call::put_requests(const MPI_Request* r, std::int64_t n) {
   if (!r || n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  request_slots(r, n, ts_->request_slots);
-  for (const RequestSlot& s : ts_->request_slots) put_request_ref(rec_->requests.find(s));
+  RequestInfo* const* info = resolve(r, n);
+  for (std::int64_t i = 0; i < n; ++i) put_request_ref(info[i]);
 }
 
 void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
@@ -260,25 +273,30 @@ void Call::put_completion_status_at(const MPI_Status* s, bool ignored, const MPI
     put_status_fields(ignored ? event_format::kStatusIgnored : 0, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     return;
   }
+  put_request_status(s, ignored, request_at(r, index), r[index] == MPI_REQUEST_NULL);
+}
+
+RequestInfo* Call::request_at(const MPI_Request* r, int index) {
+  if (r == resolved_r_ && index < resolved_n_)
+    return ts_->resolved[static_cast<std::size_t>(index)];
   std::size_t seen = 0;
   for (int j = 0; j < index; ++j) seen += r[j] == r[index];
-  put_request_status(s, ignored, rec_->requests.find({r[index], seen}),
-                     r[index] == MPI_REQUEST_NULL);
+  return rec_->requests.find({r[index], seen});
 }
 
 void Call::put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ignored,
                                    const MPI_Request* r, std::int64_t nreq, const int* indices) {
   if (n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  request_slots(r, nreq, ts_->request_slots);
+  RequestInfo* const* info = resolve(r, nreq);
+  if (!info) nreq = 0;
   for (std::int64_t k = 0; k < n; ++k) {
     const std::int64_t i = indices ? indices[k] : k;
-    if (i < 0 || i >= static_cast<std::int64_t>(ts_->request_slots.size())) {
+    if (i < 0 || i >= nreq) {
       put_status(s + k, ignored);
       continue;
     }
-    const RequestSlot& slot = ts_->request_slots[static_cast<std::size_t>(i)];
-    put_request_status(s + k, ignored, rec_->requests.find(slot), slot.handle == MPI_REQUEST_NULL);
+    put_request_status(s + k, ignored, info[i], r[i] == MPI_REQUEST_NULL);
   }
 }
 
@@ -399,7 +417,7 @@ void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type,
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                          bool persistent) {
-  RequestInfo* info = rec_->requests.newest(r);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
   info->kind = RequestKind::recv;
   info->persistent = persistent;
@@ -407,7 +425,7 @@ void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Da
 }
 
 void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
-  RequestInfo* info = rec_->requests.newest(r);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
   info->kind = RequestKind::collective;
   info->persistent = persistent;
@@ -416,7 +434,7 @@ void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
 
 void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                                  int peer) {
-  RequestInfo* info = rec_->requests.newest(r);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
   info->persistent = true;
   if (peer == MPI_PROC_NULL) return;  // its starts send nothing: no hash (hash_send)
@@ -426,9 +444,7 @@ void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count
   info->send_type = type;
 }
 
-void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
-                         std::vector<RequestSlot>& retired) {
-  RequestInfo* info = rec_->requests.find(request);
+void Call::complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status) {
   if (!info) return;
   if (info->kind == RequestKind::recv && status && status != MPI_STATUS_IGNORE &&
       !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
@@ -440,44 +456,40 @@ void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Stat
   } else if (info->kind == RequestKind::collective) {
     capture(info->layout, slot);
   }
-  if (!info->persistent) retired.push_back(request);
+  if (!info->persistent) {
+    rec_->requests.retire(info);
+    resolved_r_ = nullptr;  // the table changed: a later resolve() starts again
+  }
 }
 
 void Call::complete_one(MPI_Request r, const MPI_Status* status) {
-  std::vector<RequestSlot>& retired = retired_slots();
-  complete_slot(0, {r, 0}, status, retired);
-  rec_->requests.retire(retired);
+  complete_request(0, rec_->requests.find({r, 0}), status);
 }
 
 void Call::complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses) {
-  request_slots(r, n, ts_->request_slots);
-  std::vector<RequestSlot>& retired = retired_slots();
-  for (std::size_t i = 0; i < ts_->request_slots.size(); ++i)
-    complete_slot(i, ts_->request_slots[i], statuses + i, retired);
-  rec_->requests.retire(retired);
+  RequestInfo* const* info = resolve(r, n);
+  if (!info) return;
+  // Retiring one request leaves the others' pointers valid: the whole array completes on the
+  // table as it was before the call, as its slots were resolved.
+  for (std::int64_t i = 0; i < n; ++i)
+    complete_request(static_cast<std::uint64_t>(i), info[i], statuses + i);
 }
 
 void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* status) {
   if (!r || index == MPI_UNDEFINED || index < 0) return;
-  std::size_t seen = 0;
-  for (int j = 0; j < index; ++j) seen += r[j] == r[index];
-  std::vector<RequestSlot>& retired = retired_slots();
-  complete_slot(static_cast<std::uint64_t>(index), {r[index], seen}, status, retired);
-  rec_->requests.retire(retired);
+  complete_request(static_cast<std::uint64_t>(index), request_at(r, index), status);
 }
 
 void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount, const int* indices,
                          const MPI_Status* statuses) {
   if (outcount == MPI_UNDEFINED || !r || !indices) return;
-  request_slots(r, nreq, ts_->request_slots);
-  std::vector<RequestSlot>& retired = retired_slots();
+  RequestInfo* const* info = resolve(r, nreq);
+  if (!info) return;
   for (int k = 0; k < outcount; ++k) {
     const int i = indices[k];
-    if (i < 0 || i >= static_cast<int>(ts_->request_slots.size())) continue;
-    complete_slot(static_cast<std::uint64_t>(i), ts_->request_slots[static_cast<std::size_t>(i)],
-                  statuses + k, retired);
+    if (i < 0 || i >= nreq) continue;
+    complete_request(static_cast<std::uint64_t>(i), info[i], statuses + k);
   }
-  rec_->requests.retire(retired);
 }
 
 void Call::start(MPI_Request r) {
@@ -491,8 +503,8 @@ void Call::start_all(std::int64_t n, const MPI_Request* r) {
 }
 
 void Call::release(MPI_Request r) {
-  RequestSlot slot{r, 0};
-  rec_->requests.retire({&slot, 1});
+  rec_->requests.retire(rec_->requests.find({r, 0}));
+  resolved_r_ = nullptr;
 }
 
 }  // namespace encore::dump

@@ -474,13 +474,14 @@ class Call {
   }
   void capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
                      std::uint64_t slot);
-  // The requests a completion call retires (scratch kept with the thread: no allocation).
-  std::vector<RequestSlot>& retired_slots() noexcept {
-    ts_->retired_slots.clear();
-    return ts_->retired_slots;
-  }
-  void complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
-                     std::vector<RequestSlot>& retired);
+  // The requests of an array, resolved once per call (RequestTable::resolve): the request
+  // references, the statuses and the completions of one call share the pointers. Null when
+  // the array is empty.
+  RequestInfo* const* resolve(const MPI_Request* r, std::int64_t n);
+  // The request of r[index] (0 <= index), from the call's resolved array when it has one.
+  RequestInfo* request_at(const MPI_Request* r, int index);
+  // Captures what a completed request received and retires it unless it is persistent.
+  void complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status);
   void put_request_ref(const RequestInfo* info);
   ENCORE_HOT void put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag,
                                     MPI_Count bytes) noexcept {
@@ -513,7 +514,10 @@ class Call {
   std::byte* buf_;
   std::size_t cap_;
   std::size_t pos_;
-  std::mutex* locked_ = nullptr;  // the shared tables' lock, held from end() to commit()
+  std::mutex* locked_ = nullptr;             // the shared tables' lock, held from end() to commit()
+  RequestInfo* created_ = nullptr;           // the request this call created (put_new_request)
+  const MPI_Request* resolved_r_ = nullptr;  // the array ts_->resolved holds, while valid
+  std::int64_t resolved_n_ = 0;
 };
 
 // The lean path of a poll that continues the thread's open run (ThreadStream::LeanRun): no
