@@ -14,8 +14,12 @@ void RequestTable::grow() {
   std::vector<Entry> old(index_.size() * 2);
   old.swap(index_);
   --shift_;
-  for (const Entry& e : old)
-    if (e.used) entry(e.handle) = e;
+  for (const Entry& e : old) {
+    if (!e.used) continue;
+    Entry& moved = entry(e.handle);
+    moved = e;
+    for (Node* n = moved.oldest; n; n = n->next) n->home = &moved;
+  }
 }
 
 RequestInfo& RequestTable::add(MPI_Request r) {
@@ -29,9 +33,9 @@ RequestInfo& RequestTable::add(MPI_Request r) {
     ++used_;
   }
   Node* n;
-  if (!free_.empty()) {
-    n = free_.back();
-    free_.pop_back();
+  if (free_) {
+    n = free_;
+    free_ = n->next;
     n->thread = 0;
     n->event = 0;
     n->kind = RequestKind::other;
@@ -44,7 +48,7 @@ RequestInfo& RequestTable::add(MPI_Request r) {
   } else {
     n = &nodes_.emplace_back();
   }
-  n->handle = r;
+  n->home = e;
   n->live = true;
   n->claimed = 0;
   n->next = nullptr;
@@ -85,22 +89,16 @@ void RequestTable::retire(RequestInfo* info) noexcept {
   Node* n = static_cast<Node*>(info);
   if (!n || !n->live) return;
   n->live = false;
-  if (n->prev && n->next) {
+  if (n->prev)
     n->prev->next = n->next;
+  else
+    n->home->oldest = n->next;
+  if (n->next)
     n->next->prev = n->prev;
-  } else {
-    // An end of its value's list: the entry points at it.
-    Entry& e = entry(n->handle);
-    if (n->prev)
-      n->prev->next = nullptr;
-    else
-      e.oldest = n->next;
-    if (n->next)
-      n->next->prev = n->prev;
-    else
-      e.newest = n->prev;
-  }
-  free_.push_back(n);
+  else
+    n->home->newest = n->prev;
+  n->next = free_;
+  free_ = n;
 }
 
 void RequestTable::retire(std::span<const RequestSlot> done) {

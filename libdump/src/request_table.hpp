@@ -61,12 +61,13 @@ class RequestTable {
   void retire(std::span<const RequestSlot> done);
 
  private:
+  struct Entry;
   struct Node : RequestInfo {
-    MPI_Request handle = MPI_REQUEST_NULL;
     bool live = false;
     std::uint64_t claimed = 0;  // the resolve() that took it (never wraps)
-    Node* next = nullptr;       // the next younger request with the same handle
+    Node* next = nullptr;  // the next younger request with the same handle; free: the next free
     Node* prev = nullptr;
+    Entry* home = nullptr;  // its handle's entry (grow() moves it)
   };
   struct Entry {
     MPI_Request handle;
@@ -84,7 +85,7 @@ class RequestTable {
   std::size_t used_ = 0;
   unsigned shift_ = 32 - 6;
   std::deque<Node> nodes_;  // stable addresses
-  std::vector<Node*> free_;
+  Node* free_ = nullptr;    // retired nodes, linked through next
   std::uint64_t stamp_ = 0;
 };
 
