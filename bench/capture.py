@@ -2,7 +2,7 @@
 """Capture benchmarks: every figure is a ratio against an untraced run measured in the same
 invocation, variants alternated (A B A B ...), medians with their spread.
 
-  bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...]
+  bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...] [--only PART]
 
 With --lib (repeatable), each round records with every library given (one variant each,
 alternated with the plain run): two builds' capture costs compared on the same machine state.
@@ -36,8 +36,11 @@ def main():
     ap.add_argument("--lib", action="append", help="a capture library to compare (repeatable; "
                     "default: the build's), optionally with capture settings for it: "
                     "LIB,ENCORE_COMPRESS=during; an empty LIB is the build's")
+    ap.add_argument("--only", choices=("loops", "pingpong1M", "halo2d"),
+                    help="run one part only (more rounds of it in the same time)")
     args = ap.parse_args()
     libs = args.lib or [None]
+    part = lambda name: args.only in (None, name)
     build = pathlib.Path(args.build)
     tool = build / "tools/encore/encore"
     loops_bin = build / "bench/bench_capture_loops"
@@ -57,7 +60,7 @@ def main():
 
     # Small messages and polling --------------------------------------------------------------
     plain, recs = {}, {lib: {} for lib in libs}
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if part("loops") else 0):
         for name, v in loops(run([*mpiexec, str(loops_bin), str(args.small), "0", "all"])).items():
             plain.setdefault(name, []).append(v)
         for lib in libs:
@@ -79,7 +82,7 @@ def main():
 
     # 1 MiB messages --------------------------------------------------------------------------
     plain1m, rec1m, rates = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if part("pingpong1M") else 0):
         plain1m.append(loops(run([*mpiexec, str(loops_bin), "1000", str(args.large), "pingpong1M"]))["pingpong1M"])
         for lib in libs:
             out = traced(tmp / "big", [str(loops_bin), "1000", str(args.large), "pingpong1M"], lib)
@@ -90,7 +93,7 @@ def main():
                 if recv["tool_ns"]:
                     # Tool time after each 1 MiB MPI_Recv: copying the received bytes into the log.
                     rates[lib].append(r["bytes_received"] / recv["tool_ns"])  # bytes per ns = GB/s
-    for lib in libs:
+    for lib in libs if plain1m else []:
         print(f"{'pingpong1M':12s} plain {fmt([v / 1e3 for v in plain1m], ' us/iter')}   "
               f"traced {fmt([v / 1e3 for v in rec1m[lib]], ' us/iter')}{label(lib)}")
         print(f"{'':12s} ratio {fmt([r / p for r, p in zip(rec1m[lib], plain1m)], 'x')}   "
@@ -99,7 +102,7 @@ def main():
     # halo2d ----------------------------------------------------------------------------------
     halo_args = ["512", "400", "1"]
     plain_t, rec_t, bpe = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if part("halo2d") else 0):
         out = run([*mpiexec, str(halo), *halo_args])
         plain_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
         for lib in libs:
@@ -109,7 +112,7 @@ def main():
             events = sum(r["events"] for r in stats["ranks"])
             size = sum(f.stat().st_size for f in (tmp / "halo").glob("rank-*.events"))
             bpe[lib].append(size / events)
-    for lib in libs:
+    for lib in libs if plain_t else []:
         print(f"{'halo2d':12s} plain {fmt([t * 1e3 for t in plain_t], ' ms')}   "
               f"traced {fmt([t * 1e3 for t in rec_t[lib]], ' ms')}{label(lib)}")
         print(f"{'':12s} overhead {fmt([(r / p - 1) * 100 for r, p in zip(rec_t[lib], plain_t)], ' %')}   "
