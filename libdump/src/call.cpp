@@ -219,15 +219,9 @@ RequestInfo* const* Call::resolve(const MPI_Request* r, std::int64_t n) {
 }
 
 void Call::put_request_ref(const RequestInfo* info) {
-  if (!info) {
-    put_uint(0);
-  } else if (info->thread == ts_->index()) {
-    put_uint((ts_->events() - info->event) << 1);
-  } else {
-    put_uint(1);
-    put_uint(info->thread);
-    put_uint(info->event);
-  }
+  Fields w = fields(kRequestRefMax);
+  put_request_ref(w, info);
+  close(w);
 }
 
 void Call::put_request(MPI_Request r) { put_request_ref(rec_->requests.find({r, 0})); }
@@ -236,7 +230,11 @@ void Call::put_requests(const MPI_Request* r, std::int64_t n) {
   if (!r || n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
   RequestInfo* const* info = resolve(r, n);
-  for (std::int64_t i = 0; i < n; ++i) put_request_ref(info[i]);
+  for (std::int64_t i = 0; i < n; ++i) {
+    Fields w = fields(kRequestRefMax);
+    put_request_ref(w, info[i]);
+    close(w);
+  }
 }
 
 void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
@@ -247,19 +245,9 @@ void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
 
 void Call::put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
                               bool null_request) {
-  // Only a receive defines source, tag and count; a send only whether it was cancelled; other
-  // requests nothing. Undefined fields are recorded as 0, not as stale memory. A null request
-  // gets MPI's empty status, which is defined.
-  if (null_request || (info && info->kind == RequestKind::recv) || !info) {
-    put_status(s, ignored);
-    return;
-  }
-  const unsigned bits =
-      (ignored ? event_format::kStatusIgnored : 0) |
-      (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE && status_cancelled(s)
-           ? event_format::kStatusCancelled
-           : 0);
-  put_status_fields(bits, 0, 0, 0);
+  Fields w = fields(kStatusMax);
+  put_request_status(w, s, ignored, info, null_request);
+  close(w);
 }
 
 void Call::put_completion_status(const MPI_Status* s, bool ignored, MPI_Request r) {
@@ -292,11 +280,12 @@ void Call::put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ign
   if (!info) nreq = 0;
   for (std::int64_t k = 0; k < n; ++k) {
     const std::int64_t i = indices ? indices[k] : k;
-    if (i < 0 || i >= nreq) {
-      put_status(s + k, ignored);
-      continue;
-    }
-    put_request_status(s + k, ignored, info[i], r[i] == MPI_REQUEST_NULL);
+    Fields w = fields(kStatusMax);
+    if (i < 0 || i >= nreq)
+      put_status(w, s + k, ignored);
+    else
+      put_request_status(w, s + k, ignored, info[i], r[i] == MPI_REQUEST_NULL);
+    close(w);
   }
 }
 

@@ -482,6 +482,20 @@ class Call {
   RequestInfo* request_at(const MPI_Request* r, int index);
   // Captures what a completed request received and retires it unless it is persistent.
   void complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status);
+  // A request reference: 0 for none; the distance back to its creating event, shifted, on the
+  // same thread; else 1, the thread and the event.
+  static constexpr std::size_t kRequestRefMax = 1 + 2 * kMaxVarintBytes;
+  ENCORE_HOT void put_request_ref(Fields& w, const RequestInfo* info) noexcept {
+    if (!info) {
+      *w.p++ = std::byte{0};
+    } else if (info->thread == ts_->index()) {
+      w.u((ts_->events() - info->event) << 1);
+    } else {
+      *w.p++ = std::byte{1};
+      w.u(info->thread);
+      w.u(info->event);
+    }
+  }
   void put_request_ref(const RequestInfo* info);
   ENCORE_HOT void put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag,
                                     MPI_Count bytes) noexcept {
@@ -491,6 +505,25 @@ class Call {
     pos_ += encode_svarint(tag, buf_ + pos_);
     pos_ += encode_uvarint(static_cast<std::uint64_t>(bytes), buf_ + pos_);
     buf_[pos_++] = std::byte{0};  // error: svarint 0
+  }
+  // Only a receive defines source, tag and count; a send only whether it was cancelled; other
+  // requests nothing. Undefined fields are recorded as 0, not as stale memory. A null request
+  // gets MPI's empty status, which is defined.
+  static constexpr std::size_t kStatusMax = 32;  // put_status(Fields&...)
+  ENCORE_HOT void put_request_status(Fields& w, const MPI_Status* s, bool ignored,
+                                     const RequestInfo* info, bool null_request) noexcept {
+    if (null_request || !info || info->kind == RequestKind::recv) {
+      put_status(w, s, ignored);
+      return;
+    }
+    const unsigned bits =
+        (ignored ? event_format::kStatusIgnored : 0) |
+        (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE && status_cancelled(s)
+             ? event_format::kStatusCancelled
+             : 0);
+    w.u(bits);
+    std::memset(w.p, 0, 4);  // source, tag, count, error: all 0
+    w.p += 4;
   }
   void put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
                           bool null_request);
