@@ -120,13 +120,7 @@ class LightCall {
     r.kind = LightTimes::probe;
     r.bits = static_cast<std::uint8_t>((ignored ? event_format::kStatusIgnored : 0) << 4);
     const std::size_t len = encode_light_body_inline(r, ts_->body_cursor());
-    RawTimes* t = ts_->times_cursor();
-    t->flags = ts_->prev_flags;
-    t->prev_t3 = ts_->prev_t3;
-    t->t0 = 0;
-    t->t1 = t1_;
-    t->t2 = t2_;
-    ts_->commit_in_place(len);
+    commit_body(len);
     sample_tail();
     ts_->start_poll_run(id, a, b, len, at, nullptr, 0);
     ts_->in_tool = false;
@@ -221,7 +215,7 @@ class LightCall {
     }
     post(r, id, buf, count, t.id, dest, tag, rec->comm_ids.lookup(comm));
     add_request(rec, *request);
-    return post_end(heavy);
+    return finish_body(post_len_, heavy);
   }
   ENCORE_HOT bool irecv(int rc, fn::Id id, void* buf, int count, MPI_Datatype type, int source,
                         int tag, MPI_Comm comm, const MPI_Request* request) {
@@ -235,7 +229,7 @@ class LightCall {
       info->kind = RequestKind::recv;
       info->recv = {buf, count, type};
     }
-    return post_end(false);
+    return finish_body(post_len_, false);
   }
 
  private:
@@ -263,14 +257,19 @@ class LightCall {
     info.event = ts_->events();
     return &info;
   }
-  ENCORE_HOT bool post_end(bool heavy) noexcept {
+  // Commits a body encoded in place (`len` bytes) with a RawTimes record of the call's times.
+  ENCORE_HOT void commit_body(std::size_t len) noexcept {
     RawTimes* t = ts_->times_cursor();
     t->flags = ts_->prev_flags;
     t->prev_t3 = ts_->prev_t3;
     t->t0 = 0;
     t->t1 = t1_;
     t->t2 = t2_;
-    ts_->commit_in_place(post_len_);
+    ts_->commit_in_place(len);
+  }
+  // The same, then the tail: read now after heavy work, else sampled (as Call::finish_light).
+  ENCORE_HOT bool finish_body(std::size_t len, bool heavy) noexcept {
+    commit_body(len);
     if (heavy) {
       ts_->sealed = false;
       ts_->prev_t3 = __rdtsc();
@@ -296,16 +295,7 @@ class LightCall {
   ENCORE_HOT bool query_end(std::byte* p, MPI_Datatype type, std::int64_t value) noexcept {
     p += encode_uvarint(Recorder::get()->types.id(type), p);
     p += encode_svarint(value, p);
-    RawTimes* t = ts_->times_cursor();
-    t->flags = ts_->prev_flags;
-    t->prev_t3 = ts_->prev_t3;
-    t->t0 = 0;
-    t->t1 = t1_;
-    t->t2 = t2_;
-    ts_->commit_in_place(static_cast<std::size_t>(p - ts_->body_cursor()));
-    sample_tail();
-    ts_->in_tool = false;
-    return true;
+    return finish_body(static_cast<std::size_t>(p - ts_->body_cursor()), false);
   }
   // Whether the record can be appended now: the thread's lean polls counted first.
   ENCORE_HOT bool ready(const Recorder* rec) noexcept {
