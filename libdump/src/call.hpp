@@ -352,6 +352,10 @@ class Call {
     capture_typed(buf, (bytes + t.size - 1) / t.size, type, t, 0);
   }
   void capture(const RecvLayout& layout, std::uint64_t slot = 0);
+  // capture(layout::whole(...)) without building the layout.
+  void capture_whole(const void* buf, MPI_Count count, MPI_Datatype type) {
+    if (buf != MPI_IN_PLACE) capture_block(buf, count, type, 0);
+  }
   void capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot);
   void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                      bool persistent);

@@ -458,6 +458,9 @@ def hooks(name):
     if coll and coll[0] in _COLL_LAYOUTS:
         layout = _COLL_LAYOUTS[coll[0]]
         if coll[1] == "blocking":
+            # One block needs no layout vector (an allocation per call).
+            if layout.startswith("layout::whole(c, "):
+                return (None, f"c.capture_whole({layout[len('layout::whole(c, '):]};")
             return (None, f"c.capture({layout});")
         persistent = "true" if coll[1] == "persistent" else "false"
         return (None, f"c.track_collective(*request, {layout}, {persistent});")
