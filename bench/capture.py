@@ -2,7 +2,7 @@
 """Capture benchmarks: every figure is a ratio against an untraced run measured in the same
 invocation, variants alternated (A B A B ...), medians with their spread.
 
-  bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...]
+  bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...] [--only PART]
 
 With --lib (repeatable), each round records with every library given (one variant each,
 alternated with the plain run): two builds' capture costs compared on the same machine state.
@@ -12,8 +12,9 @@ Measures, on 2 ranks (one per core):
     and the capture cost per MPI call it implies;
   * 1 MiB ping-pong: slowdown, and the rate at which received bytes go into the log as the
     application sees it (payload bytes / tool time charged in the rank);
-  * halo2d: bytes per event in the trace, the overhead on its own timed loop and the page
-    faults rank 0's thread took in that loop, per iteration, recorded and plain.
+  * halo2d: bytes per event in the trace, the overhead on its own timed loop, the overhead
+    the trace charges to the loop's calls (the tool's own time, steadier under load) and the
+    page faults rank 0's thread took in that loop, per iteration, recorded and plain.
 The loops time themselves (CLOCK_MONOTONIC inside the program): mpiexec start-up is excluded.
 """
 import argparse
@@ -37,8 +38,11 @@ def main():
     ap.add_argument("--lib", action="append", help="a capture library to compare (repeatable; "
                     "default: the build's), optionally with capture settings for it: "
                     "LIB,ENCORE_COMPRESS=during; an empty LIB is the build's")
+    ap.add_argument("--only", choices=("loops", "pingpong1M", "halo2d"),
+                    help="run one part only (more rounds of it in the same time)")
     args = ap.parse_args()
     libs = args.lib or [None]
+    part = lambda name: args.only in (None, name)
     build = pathlib.Path(args.build)
     tool = build / "tools/encore/encore"
     loops_bin = build / "bench/bench_capture_loops"
@@ -58,7 +62,7 @@ def main():
 
     # Small messages and polling --------------------------------------------------------------
     plain, recs = {}, {lib: {} for lib in libs}
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if part("loops") else 0):
         for name, v in loops(run([*mpiexec, str(loops_bin), str(args.small), "0", "all"])).items():
             plain.setdefault(name, []).append(v)
         for lib in libs:
@@ -80,7 +84,7 @@ def main():
 
     # 1 MiB messages --------------------------------------------------------------------------
     plain1m, rec1m, rates = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if part("pingpong1M") else 0):
         plain1m.append(loops(run([*mpiexec, str(loops_bin), "1000", str(args.large), "pingpong1M"]))["pingpong1M"])
         for lib in libs:
             out = traced(tmp / "big", [str(loops_bin), "1000", str(args.large), "pingpong1M"], lib)
@@ -91,7 +95,7 @@ def main():
                 if recv["tool_ns"]:
                     # Tool time after each 1 MiB MPI_Recv: copying the received bytes into the log.
                     rates[lib].append(r["bytes_received"] / recv["tool_ns"])  # bytes per ns = GB/s
-    for lib in libs:
+    for lib in libs if plain1m else []:
         print(f"{'pingpong1M':12s} plain {fmt([v / 1e3 for v in plain1m], ' us/iter')}   "
               f"traced {fmt([v / 1e3 for v in rec1m[lib]], ' us/iter')}{label(lib)}")
         print(f"{'':12s} ratio {fmt([r / p for r, p in zip(rec1m[lib], plain1m)], 'x')}   "
@@ -107,8 +111,13 @@ def main():
         return int(re.search(r"^loop_faults (\d+)", err, re.M).group(1)) / int(halo_args[1])
 
     plain_t, rec_t, bpe = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}
+    # The overhead the trace charges to the loop's calls (rank average): the tool's own time,
+    # which moves less with the machine's load than the loop's.
+    loop_calls = {"MPI_Isend", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce", "MPI_Get_count",
+                  "MPI_Get_elements", "MPI_Type_size"}
+    charged = {lib: [] for lib in libs}
     plain_pf, rec_pf = [], {lib: [] for lib in libs}
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if part("halo2d") else 0):
         out, err = run([*mpiexec, str(halo), *halo_args], faults_env, stderr=True)
         plain_t.append(float(re.search(r"^time ([\d.eE+-]+)", out, re.M).group(1)))
         plain_pf.append(loop_faults(err))
@@ -120,13 +129,17 @@ def main():
             events = sum(r["events"] for r in stats["ranks"])
             size = sum(f.stat().st_size for f in (tmp / "halo").glob("rank-*.events"))
             bpe[lib].append(size / events)
-    for lib in libs:
+            charged[lib].append(sum(f["tool_ns"] for r in stats["ranks"] for f in r["functions"]
+                                    if f["name"] in loop_calls) / len(stats["ranks"]) / 1e6)
+    for lib in libs if plain_t else []:
         print(f"{'halo2d':12s} plain {fmt([t * 1e3 for t in plain_t], ' ms')}   "
               f"traced {fmt([t * 1e3 for t in rec_t[lib]], ' ms')}{label(lib)}")
         print(f"{'':12s} overhead {fmt([(r / p - 1) * 100 for r, p in zip(rec_t[lib], plain_t)], ' %')}   "
               f"events file {fmt(bpe[lib], ' bytes/event')} (headers included)")
         print(f"{'':12s} page faults in the loop {fmt(rec_pf[lib], '', 2)} an iteration "
               f"(plain {fmt(plain_pf, '', 2)}; rank 0's thread)")
+        print(f"{'':12s} charged to the loop's calls {fmt(charged[lib], ' ms', 2)} a rank "
+              "(overhead in the trace)")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -10,7 +10,8 @@ instructions per call, what the call costs untraced.
   bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so] [--lines FN,...]
 
 --lines MPI_Send,MPI_Recv adds, for each of those shims, where its own instructions go: per
-source line (inlined code counted at its own line), per call, the PMPI call left out.
+source line (inlined code counted at its own line), per call, the PMPI call left out (with
+--halo2d too).
 
 --halo2d "512 400 1" measures example_halo2d with those arguments instead of the loops: per
 rank, the tool's instructions on the application thread (every shim's own, summed), per
@@ -98,7 +99,19 @@ def per_line(callgrind_file, functions):
     return cost
 
 
-def halo2d(build, tool, env, tmp, halo_args):
+def print_lines(callgrind_file, counts, lines_arg):
+    """Where the shims named in lines_arg spend their own instructions, per source line and
+    call (the PMPI call left out)."""
+    wanted = [fn for fn in (lines_arg or "").split(",") if fn in counts]
+    for fn, lines in per_line(callgrind_file, wanted).items():
+        calls = counts[fn][0]
+        print(f"  {fn}, per call, by source line:")
+        for (file, line), c in sorted(lines.items(), key=lambda kv: -kv[1]):
+            if c / calls >= 0.5:
+                print(f"    {c / calls:6.1f}  {pathlib.Path(file).name}:{line}")
+
+
+def halo2d(build, tool, env, tmp, halo_args, lines_arg):
     """The tool's instructions on each rank's application thread while recording halo2d."""
     run([str(tool), "record", "-o", str(tmp / "trace"), "--quiet", "--", "mpiexec", "-n", "2",
          "valgrind", "--tool=callgrind", "--separate-threads=yes",
@@ -116,6 +129,7 @@ def halo2d(build, tool, env, tmp, halo_args):
             if calls * instr >= total / 100:
                 print(f"  {fn:14s} {calls:8d} calls  {instr:8.0f} instr/call  "
                       f"{calls * instr / 1e6:6.2f} M")
+        print_lines(f, counts, lines_arg)
 
 
 def main():
@@ -134,7 +148,7 @@ def main():
     env = {"ENCORE_DUMP_LIB": str(pathlib.Path(args.lib).resolve())} if args.lib else {}
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-instr-"))
     if args.halo2d:
-        halo2d(build, tool, env, tmp, args.halo2d.split())
+        halo2d(build, tool, env, tmp, args.halo2d.split(), args.lines)
         shutil.rmtree(tmp, ignore_errors=True)
         return
     print("tool instructions per call (callgrind), per rank\n")
@@ -150,13 +164,7 @@ def main():
                 if calls >= 1000:
                     print(f"{loop:10s} process {rank}  {fn:12s} {calls:8d} calls  {instr:7.0f} instr/call"
                           f"  (the MPI call itself {mpi:.0f})")
-            wanted = [fn for fn in (args.lines or "").split(",") if fn in counts]
-            for fn, lines in per_line(f, wanted).items():
-                calls = counts[fn][0]
-                print(f"  {fn} of process {rank}, per call, by source line:")
-                for (file, line), c in sorted(lines.items(), key=lambda kv: -kv[1]):
-                    if c / calls >= 0.5:
-                        print(f"    {c / calls:6.1f}  {pathlib.Path(file).name}:{line}")
+            print_lines(f, counts, args.lines)
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -203,18 +203,25 @@ void Call::put_new_request(MPI_Request r) {
   RequestInfo& info = rec_->requests.add(r);
   info.thread = ts_->index();
   info.event = ts_->events();  // this event's index: it is committed next
+  created_ = &info;
+  resolved_r_ = nullptr;
+}
+
+RequestInfo* const* Call::resolve(const MPI_Request* r, std::int64_t n) {
+  if (!r || n <= 0) return nullptr;
+  if (r == resolved_r_ && n == resolved_n_) return ts_->resolved.data();
+  auto& v = ts_->resolved;
+  if (v.size() < static_cast<std::size_t>(n)) v.resize(static_cast<std::size_t>(n));
+  rec_->requests.resolve(r, static_cast<std::size_t>(n), v.data());
+  resolved_r_ = r;
+  resolved_n_ = n;
+  return v.data();
 }
 
 void Call::put_request_ref(const RequestInfo* info) {
-  if (!info) {
-    put_uint(0);
-  } else if (info->thread == ts_->index()) {
-    put_uint((ts_->events() - info->event) << 1);
-  } else {
-    put_uint(1);
-    put_uint(info->thread);
-    put_uint(info->event);
-  }
+  Fields w = fields(kRequestRefMax);
+  put_request_ref(w, info);
+  close(w);
 }
 
 void Call::put_request(MPI_Request r) { put_request_ref(rec_->requests.find({r, 0})); }
@@ -222,8 +229,12 @@ void Call::put_request(MPI_Request r) { put_request_ref(rec_->requests.find({r, 
 void Call::put_requests(const MPI_Request* r, std::int64_t n) {
   if (!r || n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  request_slots(r, n, ts_->request_slots);
-  for (const RequestSlot& s : ts_->request_slots) put_request_ref(rec_->requests.find(s));
+  RequestInfo* const* info = resolve(r, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    Fields w = fields(kRequestRefMax);
+    put_request_ref(w, info[i]);
+    close(w);
+  }
 }
 
 void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
@@ -234,19 +245,9 @@ void Call::put_statuses(const MPI_Status* s, std::int64_t n, bool ignored) {
 
 void Call::put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
                               bool null_request) {
-  // Only a receive defines source, tag and count; a send only whether it was cancelled; other
-  // requests nothing. Undefined fields are recorded as 0, not as stale memory. A null request
-  // gets MPI's empty status, which is defined.
-  if (null_request || (info && info->kind == RequestKind::recv) || !info) {
-    put_status(s, ignored);
-    return;
-  }
-  const unsigned bits =
-      (ignored ? event_format::kStatusIgnored : 0) |
-      (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE && status_cancelled(s)
-           ? event_format::kStatusCancelled
-           : 0);
-  put_status_fields(bits, 0, 0, 0);
+  Fields w = fields(kStatusMax);
+  put_request_status(w, s, ignored, info, null_request);
+  close(w);
 }
 
 void Call::put_completion_status(const MPI_Status* s, bool ignored, MPI_Request r) {
@@ -260,25 +261,31 @@ void Call::put_completion_status_at(const MPI_Status* s, bool ignored, const MPI
     put_status_fields(ignored ? event_format::kStatusIgnored : 0, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     return;
   }
+  put_request_status(s, ignored, request_at(r, index), r[index] == MPI_REQUEST_NULL);
+}
+
+RequestInfo* Call::request_at(const MPI_Request* r, int index) {
+  if (r == resolved_r_ && index < resolved_n_)
+    return ts_->resolved[static_cast<std::size_t>(index)];
   std::size_t seen = 0;
   for (int j = 0; j < index; ++j) seen += r[j] == r[index];
-  put_request_status(s, ignored, rec_->requests.find({r[index], seen}),
-                     r[index] == MPI_REQUEST_NULL);
+  return rec_->requests.find({r[index], seen});
 }
 
 void Call::put_completion_statuses(const MPI_Status* s, std::int64_t n, bool ignored,
                                    const MPI_Request* r, std::int64_t nreq, const int* indices) {
   if (n < 0) n = 0;
   put_uint(static_cast<std::uint64_t>(n));
-  request_slots(r, nreq, ts_->request_slots);
+  RequestInfo* const* info = resolve(r, nreq);
+  if (!info) nreq = 0;
   for (std::int64_t k = 0; k < n; ++k) {
     const std::int64_t i = indices ? indices[k] : k;
-    if (i < 0 || i >= static_cast<std::int64_t>(ts_->request_slots.size())) {
-      put_status(s + k, ignored);
-      continue;
-    }
-    const RequestSlot& slot = ts_->request_slots[static_cast<std::size_t>(i)];
-    put_request_status(s + k, ignored, rec_->requests.find(slot), slot.handle == MPI_REQUEST_NULL);
+    Fields w = fields(kStatusMax);
+    if (i < 0 || i >= nreq)
+      put_status(w, s + k, ignored);
+    else
+      put_request_status(w, s + k, ignored, info[i], r[i] == MPI_REQUEST_NULL);
+    close(w);
   }
 }
 
@@ -399,7 +406,7 @@ void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type,
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                          bool persistent) {
-  RequestInfo* info = rec_->requests.newest(r);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
   info->kind = RequestKind::recv;
   info->persistent = persistent;
@@ -407,7 +414,7 @@ void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Da
 }
 
 void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
-  RequestInfo* info = rec_->requests.newest(r);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
   info->kind = RequestKind::collective;
   info->persistent = persistent;
@@ -416,7 +423,7 @@ void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
 
 void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                                  int peer) {
-  RequestInfo* info = rec_->requests.newest(r);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
   info->persistent = true;
   if (peer == MPI_PROC_NULL) return;  // its starts send nothing: no hash (hash_send)
@@ -426,9 +433,7 @@ void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count
   info->send_type = type;
 }
 
-void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
-                         std::vector<RequestSlot>& retired) {
-  RequestInfo* info = rec_->requests.find(request);
+void Call::complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status) {
   if (!info) return;
   if (info->kind == RequestKind::recv && status && status != MPI_STATUS_IGNORE &&
       !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
@@ -440,44 +445,40 @@ void Call::complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Stat
   } else if (info->kind == RequestKind::collective) {
     capture(info->layout, slot);
   }
-  if (!info->persistent) retired.push_back(request);
+  if (!info->persistent) {
+    rec_->requests.retire(info);
+    resolved_r_ = nullptr;  // the table changed: a later resolve() starts again
+  }
 }
 
 void Call::complete_one(MPI_Request r, const MPI_Status* status) {
-  std::vector<RequestSlot>& retired = retired_slots();
-  complete_slot(0, {r, 0}, status, retired);
-  rec_->requests.retire(retired);
+  complete_request(0, rec_->requests.find({r, 0}), status);
 }
 
 void Call::complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses) {
-  request_slots(r, n, ts_->request_slots);
-  std::vector<RequestSlot>& retired = retired_slots();
-  for (std::size_t i = 0; i < ts_->request_slots.size(); ++i)
-    complete_slot(i, ts_->request_slots[i], statuses + i, retired);
-  rec_->requests.retire(retired);
+  RequestInfo* const* info = resolve(r, n);
+  if (!info) return;
+  // Retiring one request leaves the others' pointers valid: the whole array completes on the
+  // table as it was before the call, as its slots were resolved.
+  for (std::int64_t i = 0; i < n; ++i)
+    complete_request(static_cast<std::uint64_t>(i), info[i], statuses + i);
 }
 
 void Call::complete_index(const MPI_Request* r, int index, const MPI_Status* status) {
   if (!r || index == MPI_UNDEFINED || index < 0) return;
-  std::size_t seen = 0;
-  for (int j = 0; j < index; ++j) seen += r[j] == r[index];
-  std::vector<RequestSlot>& retired = retired_slots();
-  complete_slot(static_cast<std::uint64_t>(index), {r[index], seen}, status, retired);
-  rec_->requests.retire(retired);
+  complete_request(static_cast<std::uint64_t>(index), request_at(r, index), status);
 }
 
 void Call::complete_some(const MPI_Request* r, std::int64_t nreq, int outcount, const int* indices,
                          const MPI_Status* statuses) {
   if (outcount == MPI_UNDEFINED || !r || !indices) return;
-  request_slots(r, nreq, ts_->request_slots);
-  std::vector<RequestSlot>& retired = retired_slots();
+  RequestInfo* const* info = resolve(r, nreq);
+  if (!info) return;
   for (int k = 0; k < outcount; ++k) {
     const int i = indices[k];
-    if (i < 0 || i >= static_cast<int>(ts_->request_slots.size())) continue;
-    complete_slot(static_cast<std::uint64_t>(i), ts_->request_slots[static_cast<std::size_t>(i)],
-                  statuses + k, retired);
+    if (i < 0 || i >= nreq) continue;
+    complete_request(static_cast<std::uint64_t>(i), info[i], statuses + k);
   }
-  rec_->requests.retire(retired);
 }
 
 void Call::start(MPI_Request r) {
@@ -491,8 +492,8 @@ void Call::start_all(std::int64_t n, const MPI_Request* r) {
 }
 
 void Call::release(MPI_Request r) {
-  RequestSlot slot{r, 0};
-  rec_->requests.retire({&slot, 1});
+  rec_->requests.retire(rec_->requests.find({r, 0}));
+  resolved_r_ = nullptr;
 }
 
 }  // namespace encore::dump

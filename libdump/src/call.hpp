@@ -352,6 +352,10 @@ class Call {
     capture_typed(buf, (bytes + t.size - 1) / t.size, type, t, 0);
   }
   void capture(const RecvLayout& layout, std::uint64_t slot = 0);
+  // capture(layout::whole(...)) without building the layout.
+  void capture_whole(const void* buf, MPI_Count count, MPI_Datatype type) {
+    if (buf != MPI_IN_PLACE) capture_block(buf, count, type, 0);
+  }
   void capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot);
   void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                      bool persistent);
@@ -474,13 +478,28 @@ class Call {
   }
   void capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
                      std::uint64_t slot);
-  // The requests a completion call retires (scratch kept with the thread: no allocation).
-  std::vector<RequestSlot>& retired_slots() noexcept {
-    ts_->retired_slots.clear();
-    return ts_->retired_slots;
+  // The requests of an array, resolved once per call (RequestTable::resolve): the request
+  // references, the statuses and the completions of one call share the pointers. Null when
+  // the array is empty.
+  RequestInfo* const* resolve(const MPI_Request* r, std::int64_t n);
+  // The request of r[index] (0 <= index), from the call's resolved array when it has one.
+  RequestInfo* request_at(const MPI_Request* r, int index);
+  // Captures what a completed request received and retires it unless it is persistent.
+  void complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status);
+  // A request reference: 0 for none; the distance back to its creating event, shifted, on the
+  // same thread; else 1, the thread and the event.
+  static constexpr std::size_t kRequestRefMax = 1 + 2 * kMaxVarintBytes;
+  ENCORE_HOT void put_request_ref(Fields& w, const RequestInfo* info) noexcept {
+    if (!info) {
+      *w.p++ = std::byte{0};
+    } else if (info->thread == ts_->index()) {
+      w.u((ts_->events() - info->event) << 1);
+    } else {
+      *w.p++ = std::byte{1};
+      w.u(info->thread);
+      w.u(info->event);
+    }
   }
-  void complete_slot(std::uint64_t slot, RequestSlot request, const MPI_Status* status,
-                     std::vector<RequestSlot>& retired);
   void put_request_ref(const RequestInfo* info);
   ENCORE_HOT void put_status_fields(unsigned bits, std::int64_t source, std::int64_t tag,
                                     MPI_Count bytes) noexcept {
@@ -490,6 +509,25 @@ class Call {
     pos_ += encode_svarint(tag, buf_ + pos_);
     pos_ += encode_uvarint(static_cast<std::uint64_t>(bytes), buf_ + pos_);
     buf_[pos_++] = std::byte{0};  // error: svarint 0
+  }
+  // Only a receive defines source, tag and count; a send only whether it was cancelled; other
+  // requests nothing. Undefined fields are recorded as 0, not as stale memory. A null request
+  // gets MPI's empty status, which is defined.
+  static constexpr std::size_t kStatusMax = 32;  // put_status(Fields&...)
+  ENCORE_HOT void put_request_status(Fields& w, const MPI_Status* s, bool ignored,
+                                     const RequestInfo* info, bool null_request) noexcept {
+    if (null_request || !info || info->kind == RequestKind::recv) {
+      put_status(w, s, ignored);
+      return;
+    }
+    const unsigned bits =
+        (ignored ? event_format::kStatusIgnored : 0) |
+        (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE && status_cancelled(s)
+             ? event_format::kStatusCancelled
+             : 0);
+    w.u(bits);
+    std::memset(w.p, 0, 4);  // source, tag, count, error: all 0
+    w.p += 4;
   }
   void put_request_status(const MPI_Status* s, bool ignored, const RequestInfo* info,
                           bool null_request);
@@ -513,7 +551,10 @@ class Call {
   std::byte* buf_;
   std::size_t cap_;
   std::size_t pos_;
-  std::mutex* locked_ = nullptr;  // the shared tables' lock, held from end() to commit()
+  std::mutex* locked_ = nullptr;             // the shared tables' lock, held from end() to commit()
+  RequestInfo* created_ = nullptr;           // the request this call created (put_new_request)
+  const MPI_Request* resolved_r_ = nullptr;  // the array ts_->resolved holds, while valid
+  std::int64_t resolved_n_ = 0;
 };
 
 // The lean path of a poll that continues the thread's open run (ThreadStream::LeanRun): no

@@ -1,5 +1,7 @@
 // The lean path of a light call: an MPI_Send of at most Call::kLightBytes of a contiguous type,
-// an MPI_Recv of at most that many bytes of a light-copy type, on a plain thread (TSC clock,
+// an MPI_Recv of at most that many bytes of a light-copy type, a query (MPI_Get_count,
+// MPI_Get_elements, MPI_Type_size: query()), an MPI_Isend of a contiguous type or an MPI_Irecv
+// (isend(), irecv()), on a plain thread (TSC clock,
 // no PAPI counters, no call sites, not MPI_THREAD_MULTIPLE). No Call: two clock reads around
 // the PMPI call, the handle ids looked up (a handle may be freed and its value reused), the
 // send hashed or the received bytes copied to the payload segment, and one fixed record
@@ -108,7 +110,6 @@ class LightCall {
         [[unlikely]]
       return give_up();
     LightTimes r{};
-    r.flags = 0;
     r.word = 0;
     r.count = 0;  // the flag
     r.peer = source;
@@ -119,13 +120,7 @@ class LightCall {
     r.kind = LightTimes::probe;
     r.bits = static_cast<std::uint8_t>((ignored ? event_format::kStatusIgnored : 0) << 4);
     const std::size_t len = encode_light_body_inline(r, ts_->body_cursor());
-    RawTimes* t = ts_->times_cursor();
-    t->flags = ts_->prev_flags;
-    t->prev_t3 = ts_->prev_t3;
-    t->t0 = 0;
-    t->t1 = t1_;
-    t->t2 = t2_;
-    ts_->commit_in_place(len);
+    commit_body(len);
     sample_tail();
     ts_->start_poll_run(id, a, b, len, at, nullptr, 0);
     ts_->in_tool = false;
@@ -166,7 +161,142 @@ class LightCall {
     return true;
   }
 
+  // Records a query call whose result is `value` (MPI_Get_count, MPI_Get_elements of a status;
+  // MPI_Type_size), its body encoded in place as the Call path encodes it (the status, the
+  // datatype's id, the result) with a RawTimes record, as opens_run does: a few varints, less
+  // than a LightTimes record and the writer's encoding of it. Else (false) the shim records it
+  // through a Call.
+  ENCORE_HOT bool query(int rc, fn::Id id, const MPI_Status* status, MPI_Datatype type,
+                        std::int64_t value) {
+    t2_ = __rdtsc();
+    if (!status || status == MPI_STATUS_IGNORE) [[unlikely]]
+      return give_up();
+    std::byte* p;
+    if (!query_begin(rc, id, p)) [[unlikely]]
+      return give_up();
+    p += encode_uvarint(Call::status_cancelled(status) ? event_format::kStatusCancelled : 0, p);
+    p += encode_svarint(status->MPI_SOURCE, p);
+    p += encode_svarint(status->MPI_TAG, p);
+    p += encode_uvarint(static_cast<std::uint64_t>(Call::status_bytes(status)), p);
+    *p++ = std::byte{0};  // error: svarint 0
+    return query_end(p, type, value);
+  }
+  ENCORE_HOT bool query(int rc, fn::Id id, MPI_Datatype type, std::int64_t value) {
+    t2_ = __rdtsc();
+    std::byte* p;
+    if (!query_begin(rc, id, p)) [[unlikely]]
+      return give_up();
+    return query_end(p, type, value);
+  }
+
+  // Records a nonblocking send or receive (MPI_Isend, MPI_Irecv) that succeeded and needs no
+  // packing: its body (the arguments and, for a send, the hash extra) encoded in place as the
+  // Call path encodes it, with a RawTimes record, and the new request added to the table, as
+  // Call::put_new_request and track_message do. A hash of more than Call::kLightBytes is
+  // heavy work: the call then reads its tail as a heavy call does. Else (false) the shim
+  // records it through a Call.
+  ENCORE_HOT bool isend(int rc, fn::Id id, const void* buf, int count, MPI_Datatype type, int dest,
+                        int tag, MPI_Comm comm, const MPI_Request* request) {
+    t2_ = __rdtsc();
+    Recorder* rec = Recorder::get();
+    if (!post_ready(rc, rec)) [[unlikely]]
+      return give_up();
+    TypeInfo& t = rec->types.info(type);
+    LightTimes r{};
+    bool heavy = false;
+    if (rec->options.send_hashes && count > 0 && buf != MPI_IN_PLACE && dest != MPI_PROC_NULL) {
+      const auto bytes = static_cast<std::size_t>(count * t.size);
+      if (!t.contiguous || bytes > 0xffffffffu) [[unlikely]]
+        return give_up();
+      r.word = XXH3_64bits(static_cast<const std::byte*>(buf) + t.true_lb, bytes);
+      r.bytes = static_cast<std::uint32_t>(bytes);
+      r.flags = LightTimes::kExtra;
+      heavy = bytes > Call::kLightBytes;
+    }
+    post(r, id, buf, count, t.id, dest, tag, rec->comm_ids.lookup(comm));
+    add_request(rec, *request);
+    return finish_body(post_len_, heavy);
+  }
+  ENCORE_HOT bool irecv(int rc, fn::Id id, void* buf, int count, MPI_Datatype type, int source,
+                        int tag, MPI_Comm comm, const MPI_Request* request) {
+    t2_ = __rdtsc();
+    Recorder* rec = Recorder::get();
+    if (!post_ready(rc, rec)) [[unlikely]]
+      return give_up();
+    LightTimes r{};
+    post(r, id, buf, count, rec->types.id(type), source, tag, rec->comm_ids.lookup(comm));
+    if (RequestInfo* info = add_request(rec, *request)) {
+      info->kind = RequestKind::recv;
+      info->recv = {buf, count, type};
+    }
+    return finish_body(post_len_, false);
+  }
+
  private:
+  ENCORE_HOT bool post_ready(int rc, Recorder* rec) noexcept {
+    return rc == MPI_SUCCESS && ready(rec) && ts_->body_room() >= kLightBodyMax;
+  }
+  // The body of a send-shaped record (no status) in place.
+  ENCORE_HOT void post(LightTimes& r, fn::Id id, const void* buf, int count, std::uint32_t type_id,
+                       int peer, int tag, std::uint32_t comm_id) noexcept {
+    r.kind = LightTimes::send;
+    r.bits = Call::buf_flag(buf);
+    r.count = count;
+    r.peer = peer;
+    r.tag = tag;
+    r.type_id = type_id;
+    r.comm_id = comm_id;
+    r.fn = static_cast<std::uint16_t>(id);
+    post_len_ = encode_light_body_inline(r, ts_->body_cursor());
+  }
+  // This event's request (committed next: its index is the stream's event count).
+  ENCORE_HOT RequestInfo* add_request(Recorder* rec, MPI_Request request) {
+    if (request == MPI_REQUEST_NULL) return nullptr;
+    RequestInfo& info = rec->requests.add(request);
+    info.thread = ts_->index();
+    info.event = ts_->events();
+    return &info;
+  }
+  // Commits a body encoded in place (`len` bytes) with a RawTimes record of the call's times.
+  ENCORE_HOT void commit_body(std::size_t len) noexcept {
+    RawTimes* t = ts_->times_cursor();
+    t->flags = ts_->prev_flags;
+    t->prev_t3 = ts_->prev_t3;
+    t->t0 = 0;
+    t->t1 = t1_;
+    t->t2 = t2_;
+    ts_->commit_in_place(len);
+  }
+  // The same, then the tail: read now after heavy work, else sampled (as Call::finish_light).
+  ENCORE_HOT bool finish_body(std::size_t len, bool heavy) noexcept {
+    commit_body(len);
+    if (heavy) {
+      ts_->sealed = false;
+      ts_->prev_t3 = __rdtsc();
+      ts_->prev_flags = RawTimes::kPrevMeasured;
+    } else {
+      sample_tail();
+    }
+    ts_->in_tool = false;
+    return true;
+  }
+  // A query's body is at most the head, a status, a datatype id and an int.
+  static constexpr std::size_t kQueryBodyMax = 2 + 5 * kMaxVarintBytes + 2 * kMaxVarintBytes;
+  ENCORE_HOT bool query_begin(int rc, fn::Id id, std::byte*& p) noexcept {
+    if (rc != MPI_SUCCESS || !ready(Recorder::get()) || ts_->body_room() < kQueryBodyMax)
+      return false;
+    p = ts_->body_cursor();
+    const std::uint32_t head = static_cast<std::uint32_t>(id) << event_format::kHeadFlagBits;
+    p[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
+    p[1] = static_cast<std::byte>(head >> 7);
+    p += 2;
+    return true;
+  }
+  ENCORE_HOT bool query_end(std::byte* p, MPI_Datatype type, std::int64_t value) noexcept {
+    p += encode_uvarint(Recorder::get()->types.id(type), p);
+    p += encode_svarint(value, p);
+    return finish_body(static_cast<std::size_t>(p - ts_->body_cursor()), false);
+  }
   // Whether the record can be appended now: the thread's lean polls counted first.
   ENCORE_HOT bool ready(const Recorder* rec) noexcept {
     if (ts_->lean.n) ts_->lean_fold();
@@ -216,6 +346,7 @@ class LightCall {
   ThreadStream* ts_ = nullptr;
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
+  std::size_t post_len_ = 0;
   MPI_Status status_;
 };
 

@@ -259,8 +259,7 @@ class ThreadStream {
   std::vector<unsigned char> status_scratch;     // MPI_Status storage for *_IGNORE arrays
   MPI_Status* scratch_statuses(std::int64_t n);  // at least n of them, at least one
   std::vector<int> request_scratch;              // request handles before a completion call
-  std::vector<RequestSlot> request_slots;        // a request array's slots (Call)
-  std::vector<RequestSlot> retired_slots;        // requests a completion call retires (Call)
+  std::vector<RequestInfo*> resolved;            // a request array's requests (Call::resolve)
   struct PendingHash {
     std::uint64_t hash;
     std::uint64_t bytes;

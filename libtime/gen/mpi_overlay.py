@@ -221,8 +221,15 @@ def status_encoder(name):
 
 
 # Light calls with a lean path (LightCall, libdump/src/light_call.hpp): the shim records a
-# send or receive of a few bytes of a contiguous type without a Call.
-LIGHT_CALLS = {"MPI_Send": "send", "MPI_Recv": "recv"}
+# send or receive of a few bytes of a contiguous type, a query, a nonblocking send of a
+# contiguous type or a nonblocking receive without a Call.
+LIGHT_CALLS = {"MPI_Send": "send", "MPI_Recv": "recv", "MPI_Get_count": "query",
+               "MPI_Get_elements": "query", "MPI_Type_size": "query", "MPI_Isend": "isend",
+               "MPI_Irecv": "irecv"}
+# A light query's input status (None: it has none) and its int result (LightCall::query
+# encodes them as the Call path does).
+LIGHT_QUERIES = {"MPI_Get_count": ("status", "count"), "MPI_Get_elements": ("status", "count"),
+                 "MPI_Type_size": (None, "size")}
 # Polls whose lean run ends with a poll that found something, recorded the same way
 # (LightCall::probe): the found message's status is all it adds. Such a poll that continues no
 # run takes the lean path too (LeanPoll::opens): when it fails, LightCall::probe encodes it in
@@ -451,6 +458,9 @@ def hooks(name):
     if coll and coll[0] in _COLL_LAYOUTS:
         layout = _COLL_LAYOUTS[coll[0]]
         if coll[1] == "blocking":
+            # One block needs no layout vector (an allocation per call).
+            if layout.startswith("layout::whole(c, "):
+                return (None, f"c.capture_whole({layout[len('layout::whole(c, '):]};")
             return (None, f"c.capture({layout});")
         persistent = "true" if coll[1] == "persistent" else "false"
         return (None, f"c.track_collective(*request, {layout}, {persistent});")

@@ -463,8 +463,15 @@ def _light_shim(f, params, kind, sig, call_args, record_args):
     lines = [f"extern \"C\" ENCORE_EXPORT int {f.name}({sig}) {{",
              "  encore::dump::LightCall lean;",
              "  if (lean.open()) [[likely]] {"]
-    light_args = f"fn::{enum_name(f.name)}, buf, count, datatype, {'dest' if kind == 'send' else 'source'}, tag, comm"
-    if kind == "recv":
+    peer = "dest" if kind in ("send", "isend") else "source"
+    light_args = f"fn::{enum_name(f.name)}, buf, count, datatype, {peer}, tag, comm"
+    if kind in ("isend", "irecv"):
+        light_args += ", request"
+    elif kind == "query":
+        status, out = overlay.LIGHT_QUERIES[f.name]
+        light_args = (f"fn::{enum_name(f.name)}, {status + ', ' if status else ''}datatype, "
+                      f"{out} ? static_cast<std::int64_t>(*{out}) : 0")
+    elif kind == "recv":
         lines.append("    MPI_Status* status = status_user == MPI_STATUS_IGNORE ? lean.status() : "
                      "status_user;")
         light_args += ", status, status_user == MPI_STATUS_IGNORE"

@@ -1,6 +1,7 @@
 """The light calls' lean path (LightCall): a light MPI_Send or MPI_Recv, or an MPI_Iprobe that
 ends a lean run of failed polls by finding its message, is recorded as one fixed record whose
-body the writer thread encodes and splices in at the record's body offset. A
+body the writer thread encodes and splices in at the record's body offset; a query
+(MPI_Get_count, MPI_Get_elements, MPI_Type_size) encodes its body in place. A
 recording that mixes such calls with calls through a Call, repeated polls and errors must
 decode to exactly the events of the same program recorded with the lean paths off
 (ENCORE_LEAN=0), timings aside, whether the trace was cut by the periodic flush, written by
@@ -53,6 +54,9 @@ class LightCalls(harness.TempDirTest):
         # The whole loop is there: its last light calls and its last polls.
         sends = sum(" MPI_Send " in line for line in lean)
         self.assertGreater(sends, 4 * ITERATIONS, f"rank {rank}")
+        # The queries, with their results (a light one whose body were wrong would differ).
+        for query in (" MPI_Get_count ", " MPI_Get_elements ", " MPI_Type_size "):
+            self.assertGreater(sum(query in line for line in lean), ITERATIONS, (rank, query))
         # And the poll that found its message, with its status.
         found = [line for line in lean if " MPI_Iprobe " in line and " flag=1 " in line]
         self.assertEqual(len(found), 1, found)

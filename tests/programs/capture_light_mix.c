@@ -2,7 +2,8 @@
  * (a larger send, a derived type, nonblocking calls, an error), runs of failed polls, sends to
  * and receives from MPI_PROC_NULL, and pauses for the periodic flush to cut chunks between
  * them (each run's first poll, with or without a status, is recorded on the lean path too),
- * and runs of failed polls ended by the poll that finds its message. Deterministic:
+ * runs of failed polls ended by the poll that finds its message, and query calls
+ * (MPI_Get_count, MPI_Get_elements, MPI_Type_size, light too, one of them failing). Deterministic:
  * the same events every run but for the length of those runs.
  *   capture_light_mix <iterations> [finalize|segv|kill]
  * segv: rank 1 dies of SIGSEGV after the loop (the crash handler writes what it recorded);
@@ -44,6 +45,14 @@ int main(int argc, char** argv) {
       MPI_Recv(small, 8, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(small, 5, MPI_INT, peer, 2, MPI_COMM_WORLD);
     }
+    /* Queries (light too): of the status of the first receive, in elements of a basic and of
+     * a derived type (8 bytes are 2 ints, not a whole column: MPI_UNDEFINED), a type's size. */
+    int got = 0;
+    MPI_Get_count(&st, MPI_DOUBLE, &got);
+    MPI_Get_elements(&st, MPI_INT, &got);
+    MPI_Get_count(&st, column, &got);
+    MPI_Get_elements(&st, column, &got);
+    MPI_Type_size(i % 2 ? column : MPI_SHORT, &got);
     /* Nothing to send or receive: no hash, no payload. */
     MPI_Send(&d, 1, MPI_DOUBLE, MPI_PROC_NULL, 3, MPI_COMM_WORLD);
     MPI_Recv(&d, 1, MPI_DOUBLE, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st);
@@ -63,6 +72,7 @@ int main(int argc, char** argv) {
       MPI_Irecv(big + 1024, 1024, MPI_CHAR, peer, 5, MPI_COMM_WORLD, &r[0]);
       MPI_Isend(big, 1024, MPI_CHAR, peer, 5, MPI_COMM_WORLD, &r[1]);
       MPI_Waitall(2, r, sts);
+      MPI_Get_count(&sts[0], MPI_CHAR, &got); /* a status Waitall filled */
       if (rank == 0) {
         MPI_Send(big, 512, MPI_CHAR, peer, 6, MPI_COMM_WORLD);
         MPI_Recv(small, 1, column, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -71,8 +81,15 @@ int main(int argc, char** argv) {
         MPI_Send(small, 1, column, peer, 7, MPI_COMM_WORLD);
       }
     }
-    if (i % 17 == 0) /* An error: recorded with its code through the Call path. */
+    if (i % 17 == 0) { /* Errors: recorded with their codes through the Call path. */
       MPI_Send(&d, 1, MPI_DOUBLE, 5, 0, MPI_COMM_WORLD);
+      MPI_Type_size(MPI_DATATYPE_NULL, &got);
+    }
+    /* A query right after a run of failed polls (it ends the run) */
+    if (i % 3 == 1) {
+      for (int k = 0; k < 3; ++k) MPI_Iprobe(peer, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      MPI_Type_size(MPI_DOUBLE, &got);
+    }
     if (i % 400 == 399) usleep(30000); /* the periodic flush cuts here, mid-segment */
   }
   /* Runs of failed polls that end with the poll that finds the message, on each rank in turn
