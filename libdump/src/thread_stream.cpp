@@ -80,12 +80,6 @@ std::uint64_t ThreadStream::append_payload_split(std::span<const std::byte> byte
   return at;
 }
 
-std::byte* ThreadStream::reserve_payload(std::size_t n) {
-  if (n > kPayloadSegmentBytes) return nullptr;
-  if (pl_used_ + n > pl_->capacity()) roll_payload();
-  return pl_->data() + pl_used_;
-}
-
 MPI_Status* ThreadStream::scratch_statuses(std::int64_t n) {
   const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * sizeof(MPI_Status);
   if (status_scratch.size() < bytes) status_scratch.resize(bytes);

@@ -82,9 +82,7 @@ class ThreadStream {
       return append_payload_past_room(bytes);
     return append_payload_here(bytes);
   }
-  // Room for `n` payload bytes written in place (at most one segment): the caller fills
-  // them, then calls commit_payload(n). Returns nullptr if n exceeds a segment.
-  std::byte* reserve_payload(std::size_t n);
+  // Publishes `n` payload bytes written in place at the segment's end.
   void commit_payload(std::size_t n) noexcept {
     pl_used_ += n;
     payload_ += n;
