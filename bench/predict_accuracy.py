@@ -63,7 +63,14 @@ Capture distortion (what recording does to the run, which `model` rows inherit):
             no-payload one: how much the payload copy's side effects (the writer thread taking
             a core, caches) stretch the compute the capture keeps;
   replayed compute x  replayed compute (all ranks, `encore replay -o`) over the captured compute
-            of the same recording: under 1 where the capture inflated compute.
+            of the same recording: under 1 where the capture inflated compute (not where the
+            replay computes faster than the real run: that is the next ratio).
+  replayed vs plain x  the same replayed compute over the plain run's compute (all ranks,
+            MPI_Init's return to MPI_Finalize less the time in MPI calls), that plain run being
+            the one the `replayed` and `one rank` rows compare with, timed by bench_call_probe
+            (two clock reads per call; it writes the span files too): how much of a `replayed`
+            row's error is compute, the rest being the communication model's. Left out for a run
+            whose ranks made more calls than the probe keeps (ENCORE_CALLS_MAX, 4 M).
   inferred compute x  rank 1's compute inferred from rank 0's replay over rank 1's own replayed
             compute: the inference's error alone, without the model's.
   and, for the first run, rank 0's compute segments summed per pair of calls around them,
@@ -110,16 +117,38 @@ def run(cmd, check=True, **kw):
     return p
 
 
-def plain_span(cmd, probe, tmp, env=None):
-    """The program's span (s) in a plain run, from bench_span_probe's per-rank files."""
+def plain_span(cmd, probe, tmp, env=None, calls=None):
+    """The program's span (s) in a plain run, from bench_span_probe's per-rank files. With
+    calls=[], the probe is bench_call_probe (which writes the same span files) and `calls` gets
+    the run's compute (s, all ranks: MPI_Init's return to MPI_Finalize's call, less the time in
+    MPI calls), or None where a rank made more calls than the probe keeps."""
     out = pathlib.Path(tempfile.mkdtemp(dir=tmp))
     run(cmd, env={**os.environ, **(env or {}), "LD_PRELOAD": str(probe),
-                  "ENCORE_SPAN_DIR": str(out)})
+                  "ENCORE_SPAN_DIR": str(out),
+                  **({"ENCORE_CALLS_DIR": str(out)} if calls is not None else {})})
     spans = [tuple(map(int, f.read_text().split())) for f in sorted(out.glob("rank-*.txt"))]
+    if calls is not None:
+        calls.append(plain_compute_s(out))
     shutil.rmtree(out)
     if len(spans) != 2:
         raise SystemExit(f"{' '.join(map(str, cmd))}: the span probe wrote {len(spans)} files")
     return (max(f for _, f in spans) - min(i for i, _ in spans)) * 1e-9
+
+
+def plain_compute_s(out):
+    """All ranks' compute (s) in bench_call_probe's files: each segment from a call's return to
+    the next call, MPI_Init's return to MPI_Finalize; None if a file says it was truncated."""
+    total = 0
+    for f in sorted(out.glob("rank-*.calls")):
+        leave = None
+        for line in f.read_text().splitlines():
+            if line == "truncated":
+                return None
+            name, enter, left, *_ = line.split()
+            if leave is not None:
+                total += int(enter) - leave
+            leave = int(left)
+    return total * 1e-9
 
 
 def spread(values):
@@ -315,7 +344,8 @@ def main():
     tool = build / "tools/encore/encore"
     probe = build / "bench/libbench_span_probe.so"
     slow_probe = build / "bench/libbench_slow_probe.so"
-    for lib in (probe, slow_probe):
+    call_probe = build / "bench/libbench_call_probe.so"
+    for lib in (probe, slow_probe, call_probe):
         if not lib.exists():
             raise SystemExit(f"{lib}: not built (cmake --build {a.build} --target {lib.stem[3:]})")
     mpiexec = [shutil.which("mpiexec"), *([] if a.no_bind else ["-bind-to", "core"])]
@@ -342,7 +372,8 @@ def main():
                                    "slower quota loggps", "slower quota kept loggps",
                                    "slower quota all loggps", "model nopayload loggps",
                                    "model nopayload logged")}
-            ratio = {k: [] for k in ("compute x", "replayed compute x", "inferred compute x",
+            ratio = {k: [] for k in ("compute x", "replayed compute x", "replayed vs plain x",
+                                     "inferred compute x",
                                      "quota factor", "replay factor")}
             plain_s = []
             growth = []
@@ -392,7 +423,11 @@ def main():
                         compute_s(doc, "recorded"))
                     shutil.rmtree(bare, ignore_errors=True)
                 if with_replay:
-                    plain = plain_now("plain replayed")
+                    # Timed by the call probe: its compute is what the replays' should be.
+                    timed("plain replayed")
+                    plain_compute = []
+                    plain = plain_span([*mpiexec, "-n", 2, *program], call_probe, tmp,
+                                       calls=plain_compute)
                     profiles = []
                     for r in (0, 1):
                         timed(f"replay{r}")
@@ -407,6 +442,9 @@ def main():
                         growth = segment_growth(tool, trace, profiles[0])
                     ratio["replayed compute x"].append(
                         compute_s(doc, "predicted") / compute_s(doc, "recorded"))
+                    if plain_compute[0]:
+                        ratio["replayed vs plain x"].append(
+                            compute_s(doc, "predicted") / plain_compute[0])
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
                     r0 = ("record", "plain replayed", "replay0")
                     add("one rank loggps", error(one["predicted_program_s"], plain), *r0)

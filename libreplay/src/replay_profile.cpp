@@ -127,6 +127,7 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
     : dir_(dir),
       rank_(rank),
       clock_(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic) {
+  read_ticks_ = clock_.read_cost_ticks();
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec)
@@ -289,8 +290,11 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size
     last_leave_ = enter;  // the profile starts at the first call, as a capture does
     running_ = true;
   }
-  // Times stay in clock ticks until a batch is written (one conversion per call there).
-  const std::uint64_t start = now_ticks_ + (enter - last_leave_);
+  // Times stay in clock ticks until a batch is written (one conversion per call there). The
+  // gap's clock read is charged to the overhead before this call, with the previous call's time.
+  const std::uint64_t gap = gap_less_clock_read(enter - last_leave_, read_ticks_);
+  pending_overhead_ += enter - last_leave_ - gap;
+  const std::uint64_t start = now_ticks_ + gap;
   // The usual calls without counters, in the batch's thread: a send or a query keeps its body
   // as it is, a receive drops its payload references; the rest goes the general way.
   // (batch_thread_ is kNoThread until the general way has set it.)

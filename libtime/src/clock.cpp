@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <string>
 
@@ -57,6 +58,17 @@ ClockPair Clock::pair(int tries) const noexcept {
     if (b - a < best.width_ticks) best = {a + (b - a) / 2, mono, b - a};
   }
   return best;
+}
+
+std::uint64_t Clock::read_cost_ticks() const noexcept {
+  std::array<std::uint64_t, 63> d{};
+  for (auto& x : d) {
+    const std::uint64_t a = ticks();
+    const std::uint64_t b = ticks();
+    x = b - a;
+  }
+  std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+  return d[d.size() / 2];
 }
 
 void Clock::calibrate(std::uint64_t min_interval_ns) noexcept {

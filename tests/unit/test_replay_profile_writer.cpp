@@ -68,6 +68,16 @@ class ReplayProfileWriterTest : public TempDirTest {
   }
 };
 
+TEST(ReplayProfileGap, OneClockReadGoesToTheOverhead) {
+  // A gap of 100 ticks with a 30-tick clock read is 70 ticks of the program's compute; a gap
+  // no longer than the read (a polling loop with nothing between its calls) is none. Before,
+  // the whole distance between the two reads was compute.
+  EXPECT_EQ(gap_less_clock_read(100, 30), 70u);
+  EXPECT_EQ(gap_less_clock_read(30, 30), 0u);
+  EXPECT_EQ(gap_less_clock_read(20, 30), 0u);
+  EXPECT_EQ(gap_less_clock_read(20, 0), 20u);
+}
+
 TEST_F(ReplayProfileWriterTest, SameEventsWithAndWithoutTheWriterThread) {
   const std::vector<Call> made = profile(dir_ / "thread", true);
   EXPECT_EQ(profile(dir_ / "calls", false), made);

@@ -49,6 +49,10 @@ class Clock {
   // The tightest of `tries` pairs: one preemption inside a bracket costs a retry, not an
   // error of its length (a calibration over 5 ms with a 1 ms error would be 20 % off).
   ClockPair pair(int tries = 8) const noexcept;
+  // What one read costs, in ticks: the median distance between two back-to-back reads over
+  // 63 pairs (a preemption inside one pair moves nothing; not the least, since the TSC of
+  // the development VM gave 26 ticks apart but now and then 1, two reads overlapping).
+  std::uint64_t read_cost_ticks() const noexcept;
   // Ends calibration: takes a second sample (spinning until at least min_interval_ns have
   // passed since the first) and fixes the tick -> ns factor. Until then to_ns() is invalid.
   void calibrate(std::uint64_t min_interval_ns = 5'000'000) noexcept;
