@@ -9,7 +9,9 @@ alternated with the plain run): two builds' capture costs compared on the same m
 
 Measures, on 2 ranks (one per core):
   * the 8-byte ping-pong and an MPI_Iprobe polling loop: time per iteration, traced / plain,
-    and the capture cost per MPI call it implies;
+    and the capture cost per MPI call it implies; beside them, the same loops under the floor
+    probe (bench_floor_probe: two TSC reads and a 32-byte record a call, nothing else), the
+    least any tracer costs on this machine;
   * 1 MiB ping-pong: slowdown, and the rate at which received bytes go into the log as the
     application sees it (payload bytes / tool time charged in the rank);
   * halo2d: bytes per event in the trace, the overhead on its own timed loop, the overhead
@@ -46,6 +48,9 @@ def main():
     build = pathlib.Path(args.build)
     tool = build / "tools/encore/encore"
     loops_bin = build / "bench/bench_capture_loops"
+    # The least a tracer costs here (bench_floor_probe: two TSC reads and a 32-byte record a
+    # call), run beside the plain loops as a reference; absent on builds for other CPUs.
+    floor_probe = build / "bench/libbench_floor_probe.so"
     halo = build / "examples/example_halo2d"
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-bench-"))
     mpiexec = ["mpiexec", "-n", "2"]
@@ -61,10 +66,15 @@ def main():
     print(f"capture benchmarks: {args.rounds} rounds, A/B alternated, median [min .. max]\n")
 
     # Small messages and polling --------------------------------------------------------------
-    plain, recs = {}, {lib: {} for lib in libs}
+    plain, floor, recs = {}, {}, {lib: {} for lib in libs}
     for _ in range(args.rounds if part("loops") else 0):
         for name, v in loops(run([*mpiexec, str(loops_bin), str(args.small), "0", "all"])).items():
             plain.setdefault(name, []).append(v)
+        if floor_probe.exists():
+            out = run([*mpiexec, "-genv", "LD_PRELOAD", str(floor_probe), str(loops_bin),
+                       str(args.small), "0", "all"])
+            for name, v in loops(out).items():
+                floor.setdefault(name, []).append(v)
         for lib in libs:
             out = traced(tmp / "loops", [str(loops_bin), str(args.small), "0", "all"], lib)
             for name, v in loops(out).items():
@@ -73,6 +83,10 @@ def main():
     for name, calls in (("pingpong8", 4), ("iprobe", None)):
         if name not in plain:
             continue
+        if name in floor:
+            print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   floor {fmt(floor[name], ' ns/iter')}"
+                  f"  [two TSC reads and a record a call, nothing else]")
+            print(f"{'':12s} ratio {fmt([f / p for f, p in zip(floor[name], plain[name])], 'x')}")
         for lib, rec in recs.items():
             ratios = [r / p for r, p in zip(rec[name], plain[name])]
             print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   traced {fmt(rec[name], ' ns/iter')}{label(lib)}")
