@@ -58,8 +58,7 @@ class Call {
     }
     // The head's function id is a constant of the shim; commit() adds the flags.
     const auto head = static_cast<std::uint32_t>(id) << event_format::kHeadFlagBits;
-    buf_[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
-    buf_[1] = static_cast<std::byte>(head >> 7);
+    event_format::write_head(head, buf_);
     pos_ = kHeadBytes;
   }
   ENCORE_HOT ~Call() {

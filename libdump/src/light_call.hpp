@@ -213,9 +213,9 @@ class LightCall {
       r.flags = LightTimes::kExtra;
       heavy = bytes > Call::kLightBytes;
     }
-    post(r, id, buf, count, t.id, dest, tag, rec->comm_ids.lookup(comm));
+    const std::size_t len = post(r, id, buf, count, t.id, dest, tag, rec->comm_ids.lookup(comm));
     add_request(rec, *request);
-    return finish_body(post_len_, heavy);
+    return finish_body(len, heavy);
   }
   ENCORE_HOT bool irecv(int rc, fn::Id id, void* buf, int count, MPI_Datatype type, int source,
                         int tag, MPI_Comm comm, const MPI_Request* request) {
@@ -224,21 +224,23 @@ class LightCall {
     if (!post_ready(rc, rec)) [[unlikely]]
       return give_up();
     LightTimes r{};
-    post(r, id, buf, count, rec->types.id(type), source, tag, rec->comm_ids.lookup(comm));
+    const std::size_t len =
+        post(r, id, buf, count, rec->types.id(type), source, tag, rec->comm_ids.lookup(comm));
     if (RequestInfo* info = add_request(rec, *request)) {
       info->kind = RequestKind::recv;
       info->recv = {buf, count, type};
     }
-    return finish_body(post_len_, false);
+    return finish_body(len, false);
   }
 
  private:
   ENCORE_HOT bool post_ready(int rc, Recorder* rec) noexcept {
     return rc == MPI_SUCCESS && ready(rec) && ts_->body_room() >= kLightBodyMax;
   }
-  // The body of a send-shaped record (no status) in place.
-  ENCORE_HOT void post(LightTimes& r, fn::Id id, const void* buf, int count, std::uint32_t type_id,
-                       int peer, int tag, std::uint32_t comm_id) noexcept {
+  // The body of a send-shaped record (no status) in place; returns its length.
+  ENCORE_HOT std::size_t post(LightTimes& r, fn::Id id, const void* buf, int count,
+                              std::uint32_t type_id, int peer, int tag,
+                              std::uint32_t comm_id) noexcept {
     r.kind = LightTimes::send;
     r.bits = Call::buf_flag(buf);
     r.count = count;
@@ -247,7 +249,7 @@ class LightCall {
     r.type_id = type_id;
     r.comm_id = comm_id;
     r.fn = static_cast<std::uint16_t>(id);
-    post_len_ = encode_light_body_inline(r, ts_->body_cursor());
+    return encode_light_body_inline(r, ts_->body_cursor());
   }
   // This event's request (committed next: its index is the stream's event count).
   ENCORE_HOT RequestInfo* add_request(Recorder* rec, MPI_Request request) {
@@ -270,13 +272,10 @@ class LightCall {
   // The same, then the tail: read now after heavy work, else sampled (as Call::finish_light).
   ENCORE_HOT bool finish_body(std::size_t len, bool heavy) noexcept {
     commit_body(len);
-    if (heavy) {
-      ts_->sealed = false;
-      ts_->prev_t3 = __rdtsc();
-      ts_->prev_flags = RawTimes::kPrevMeasured;
-    } else {
+    if (heavy)
+      measure_tail();
+    else
       sample_tail();
-    }
     ts_->in_tool = false;
     return true;
   }
@@ -287,8 +286,7 @@ class LightCall {
       return false;
     p = ts_->body_cursor();
     const std::uint32_t head = static_cast<std::uint32_t>(id) << event_format::kHeadFlagBits;
-    p[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
-    p[1] = static_cast<std::byte>(head >> 7);
+    event_format::write_head(head, p);
     p += 2;
     return true;
   }
@@ -326,12 +324,16 @@ class LightCall {
     sample_tail();
     ts_->in_tool = false;
   }
+  // The tail read now, as a heavy call's (Call::finish_light).
+  ENCORE_HOT void measure_tail() noexcept {
+    ts_->sealed = false;
+    ts_->prev_t3 = __rdtsc();
+    ts_->prev_flags = RawTimes::kPrevMeasured;
+  }
   ENCORE_HOT void sample_tail() noexcept {
     constexpr unsigned kTailSample = 64;
     if (ts_->sealed) [[unlikely]] {  // its payload sealed a segment: timed as a heavy call
-      ts_->sealed = false;
-      ts_->prev_t3 = __rdtsc();
-      ts_->prev_flags = RawTimes::kPrevMeasured;
+      measure_tail();
       return;
     }
     if (++ts_->light_calls >= kTailSample) [[unlikely]] {
@@ -346,7 +348,6 @@ class LightCall {
   ThreadStream* ts_ = nullptr;
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
-  std::size_t post_len_ = 0;
   MPI_Status status_;
 };
 

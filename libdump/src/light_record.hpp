@@ -65,8 +65,7 @@ __attribute__((always_inline)) inline std::size_t encode_light_body_inline(
   // The head: always two bytes, as Call writes it.
   const std::uint32_t head =
       std::uint32_t{r.fn} << ef::kHeadFlagBits | (extra ? ef::kHasExtras : 0);
-  out[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
-  out[1] = static_cast<std::byte>(head >> 7);
+  ef::write_head(head, out);
   std::byte* p = out + 2;
   if (r.kind == LightTimes::probe) {
     p += encode_svarint(r.peer, p);

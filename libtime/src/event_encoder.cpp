@@ -182,9 +182,9 @@ void encode_event_body(const Event& e, std::vector<std::byte>& out) {
   const std::uint64_t head = (std::uint64_t{e.function} << event_format::kHeadFlagBits) |
                              (e.rc != 0 ? event_format::kHasError : 0) |
                              (extras ? event_format::kHasExtras : 0);
-  // The head is always two bytes (libdump writes it after the arguments, in place).
-  w.put_u8(static_cast<std::uint8_t>((head & 0x7f) | 0x80));
-  w.put_u8(static_cast<std::uint8_t>(head >> 7));
+  std::byte two[2];
+  event_format::write_head(static_cast<std::uint32_t>(head), two);
+  w.put_bytes(two);
   if (e.rc != 0) w.put_svarint(e.rc);
   if (f.modelled) {
     for (std::size_t i = 0; i < f.params.size(); ++i)

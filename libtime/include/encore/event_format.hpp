@@ -38,6 +38,7 @@
 // as svarint; a member outside MPI_COMM_WORLD is recorded as world rank -1.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace encore::event_format {
@@ -55,6 +56,13 @@ inline constexpr unsigned kHeadFlagBits = 2;
 inline constexpr std::uint8_t kHasError = 1;   // rc != MPI_SUCCESS follows
 inline constexpr std::uint8_t kHasExtras = 2;  // an extras list follows the arguments
 inline constexpr std::uint32_t kMaxFunctionId = (1u << (14 - kHeadFlagBits)) - 1;
+
+// Writes a head as its two bytes: a uvarint always of exactly 2 bytes, even where one would do,
+// so that libdump can set the flags after the arguments are written, in place.
+inline void write_head(std::uint32_t head, std::byte* out) noexcept {
+  out[0] = static_cast<std::byte>((head & 0x7f) | 0x80);
+  out[1] = static_cast<std::byte>(head >> 7);
+}
 
 // Since 1.2: a failed poll (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall or
 // MPI_Testsome that found nothing) with the same function and arguments as the thread's
