@@ -46,6 +46,12 @@ struct LightTimes {
 };
 static_assert(sizeof(LightTimes) == kLightTimesBytes);
 
+// A light call is timed as the Call path times it, with no pre-work.
+__attribute__((always_inline)) inline void TimeEncoder::encode(const LightTimes& r,
+                                                               std::byte* out[3]) noexcept {
+  encode_light(r.flags, r.prev_t3, r.t1, r.t2, out);
+}
+
 // The most bytes encode_light_body writes.
 constexpr std::size_t kLightBodyMax = 128;
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "light_record.hpp"
 #include "raw_times.hpp"
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 using encore::Clock;
 using encore::ClockSource;
 using encore::dump::LeanTimes;
+using encore::dump::LightTimes;
 using encore::dump::RawTimes;
 using encore::dump::TimeEncoder;
 
@@ -42,6 +44,19 @@ struct Encoder {
     const std::uint64_t flags =
         RawTimes::kLean | RawTimes::kRepeat | (t3 ? RawTimes::kLeanSample : 0);
     enc.encode(LeanTimes{flags, z + t1, z + t2, t3 ? z + t3 : 0}, cursor);
+    return read(col, cursor);
+  }
+  // A light call (no pre-work), with its times column by column in `col` (each varint
+  // encoded into a fresh column of kMaxVarintBytes).
+  Fields light(std::uint64_t prev_t3, std::uint64_t flags, std::uint64_t t1, std::uint64_t t2) {
+    std::byte col[3][encore::kMaxVarintBytes];
+    std::byte* cursor[3] = {col[0], col[1], col[2]};
+    LightTimes r{};
+    r.flags = RawTimes::kLight | flags;
+    r.prev_t3 = prev_t3 ? z + prev_t3 : 0;
+    r.t1 = z + t1;
+    r.t2 = z + t2;
+    enc.encode(r, cursor);
     return read(col, cursor);
   }
   static Fields read(std::byte (&col)[3][encore::kMaxVarintBytes], std::byte* cursor[3]) {
@@ -163,4 +178,66 @@ TEST(TimeEncoder, AnEstimatedTailEndsAtTheNextCall) {
   EXPECT_EQ(f.gap, 300u - 195u - 20u);
   EXPECT_EQ(e.enc.overhead_ns(), 20u + 5u + 0u + 20u);
   EXPECT_EQ(e.enc.end_ns() + e.enc.overhead_ns(), 320u);
+}
+
+// The light records' times take a short path when each field is under 2^14 (one or two bytes
+// without a branch on the length): every length on either side of the limits must read back
+// as written, each column's varint ending where the next event's begins.
+TEST(TimeEncoder, LightTimesOfEveryVarintLength) {
+  const std::uint64_t values[] = {0,
+                                  1,
+                                  127,
+                                  128,
+                                  129,
+                                  255,
+                                  256,
+                                  8191,
+                                  8192,
+                                  16383,
+                                  16384,
+                                  16385,
+                                  2097151,
+                                  2097152,
+                                  1u << 28,
+                                  (1ull << 35) + 3,
+                                  5'000'000'000};
+  Encoder e;
+  e.light(0, 0, 100, 150);
+  std::uint64_t t2 = 150;
+  unsigned checked = 0;
+  for (const std::uint64_t gap : values)
+    for (const std::uint64_t dur : values)
+      for (const std::uint64_t overhead :
+           {std::uint64_t{0}, std::uint64_t{127}, std::uint64_t{128}, std::uint64_t{20000}}) {
+        // A measured tail of `overhead` after the previous call, then `gap` before this one.
+        const std::uint64_t t3 = t2 + overhead;
+        const std::uint64_t t1 = t3 + gap;
+        const Fields f = e.light(t3, RawTimes::kPrevMeasured, t1, t1 + dur);
+        ASSERT_EQ(f.gap, gap) << gap << " " << dur << " " << overhead;
+        ASSERT_EQ(f.dur, dur) << gap << " " << dur << " " << overhead;
+        ASSERT_EQ(f.overhead, overhead) << gap << " " << dur << " " << overhead;
+        t2 = t1 + dur;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 17u * 17u * 4u);
+  // Many events into one set of columns: each value starts where the previous one ended.
+  Encoder many;
+  std::vector<std::byte> col[3];
+  for (auto& c : col) c.resize(std::size(values) * encore::kMaxVarintBytes);
+  std::byte* cursor[3] = {col[0].data(), col[1].data(), col[2].data()};
+  t2 = 0;
+  for (const std::uint64_t v : values) {
+    LightTimes r{};
+    r.flags = RawTimes::kLight | RawTimes::kPrevMeasured;
+    r.prev_t3 = many.z + t2 + v / 3;
+    r.t1 = many.z + t2 + v / 3 + v;
+    r.t2 = r.t1 + v;
+    many.enc.encode(r, cursor);
+    t2 = r.t2 - many.z;
+  }
+  for (unsigned i = 0; i < 3; ++i) {
+    encore::ByteReader in({col[i].data(), static_cast<std::size_t>(cursor[i] - col[i].data())});
+    for (const std::uint64_t v : values) EXPECT_EQ(in.read_uvarint(), i == 2 ? v / 3 : v) << i;
+    EXPECT_TRUE(in.at_end()) << i;
+  }
 }

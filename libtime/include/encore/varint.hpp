@@ -36,6 +36,18 @@ inline std::size_t encode_uvarint(std::uint64_t v, std::byte* out) noexcept {
   return n;
 }
 
+// Writes `v`, which must be under 2^14, as encode_uvarint does (one or two bytes) without a
+// branch on its length, for values that straddle 128 unpredictably (times of some hundred
+// ns). It stores two bytes either way: `out` must have room for two. Returns the length.
+inline std::size_t encode_uvarint14(std::uint64_t v, std::byte* out) noexcept {
+  // v + high moves bits 7..13 up by one, into the second byte; the first byte's top bit says
+  // there is one.
+  const std::uint64_t high = v & ~std::uint64_t{0x7f};
+  const std::uint64_t two = high != 0;
+  store_le(out, static_cast<std::uint16_t>(v + high + (two << 7)));
+  return 1 + two;
+}
+
 // Zigzag maps small magnitudes of either sign to small unsigned values.
 constexpr std::uint64_t zigzag_encode(std::int64_t v) noexcept {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
