@@ -56,7 +56,8 @@ __attribute__((always_inline)) inline void TimeEncoder::encode(const LightTimes&
 constexpr std::size_t kLightBodyMax = 128;
 
 // Writes the event's body as the Call path encodes it (head, arguments, status, extras);
-// returns its length. Out of line (the writer thread's).
+// returns its length. Out of line (the crash handler's; the chunk builder inlines it,
+// encode_light_body_fast in light_body.hpp).
 std::size_t encode_light_body(const LightTimes& r, std::byte* out) noexcept;
 
 // The XXH3 hash of a send of 4 to 8 bytes kept in `word` (LightTimes::kUnhashed).

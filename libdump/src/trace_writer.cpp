@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "light_body.hpp"
 #include "segment_records.hpp"
 
 #include "encore/clock.hpp"
@@ -126,40 +127,44 @@ void TraceWriter::drain(bool tails) {
 namespace {
 
 // The normal layout: each timing field in its own column (see event_format.hpp), encoded here
-// from the raw times the application thread left, then the bodies.
-void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
-                  std::array<std::vector<std::byte>, 4>& columns, std::vector<std::byte>& out) {
+// from the raw times the application thread left, then the bodies. Returns the chunk's bytes,
+// at the start of `out`.
+std::span<const std::byte> split_events(const Segment& s, const Mark& from, const Mark& to,
+                                        TimeEncoder& enc, std::array<ScratchBuffer, 3>& columns,
+                                        ScratchBuffer& out) {
   const std::size_t need = (to.events - from.events) * kMaxVarintBytes;
-  // Columns only grow: resize() zero-fills, and what it fills is written before it is read
-  // (about 20 instructions an event when they were sized to each chunk).
-  for (unsigned i = 0; i < 3; ++i)
-    if (columns[i].size() < need) columns[i].resize(need);
-  std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
+  std::byte* const start[3] = {columns[0].reserve(need), columns[1].reserve(need),
+                               columns[2].reserve(need)};
+  std::byte* cursor[3] = {start[0], start[1], start[2]};
   for_each_record(s.times_data() + from.times, s.times_data() + to.times,
                   [&](const auto& r) { enc.encode(r, cursor); });
-  std::span<const std::byte> used[4];
-  for (unsigned i = 0; i < 3; ++i)
-    used[i] = {columns[i].data(), static_cast<std::size_t>(cursor[i] - columns[i].data())};
-  // The bodies, gathered with plain copies (a vector insert a piece cost about 40 instructions
-  // an event): the segment's bytes, a poll run's template (its length is in the first
-  // record's flags), and at most kLightBodyMax bytes a light record (80 bytes of times each).
+  std::byte prefix[1 + 3 * kMaxVarintBytes];
+  prefix[0] = std::byte{event_format::kSplitTimes};
+  std::size_t prefix_len = 1;
+  std::size_t times_len = 0;
+  for (unsigned i = 0; i < 3; ++i) {
+    const auto len = static_cast<std::size_t>(cursor[i] - start[i]);
+    prefix_len += encode_uvarint(len, prefix + prefix_len);
+    times_len += len;
+  }
+  // The bodies are written once, straight after the columns: the segment's bytes, a poll
+  // run's template (its length is in the first record's flags), and at most kLightBodyMax
+  // bytes a light record (80 bytes of times each), each light body encoded in place.
   std::uint64_t first = 0;
   if (to.times > from.times) std::memcpy(&first, s.times_data() + from.times, sizeof first);
   const std::size_t bound = (to.bytes - from.bytes) + 2 * (to.times - from.times) +
                             (RawTimes::repeat(first) ? RawTimes::repeat_len(first) : 0);
   static_assert(kLightBodyMax <= 2 * kLightTimesBytes);
-  if (columns[3].size() < bound) columns[3].resize(bound);
-  std::byte* p = columns[3].data();
-  for_each_body(s, from, to, [&](std::span<const std::byte> piece) {
+  std::byte* const chunk = out.reserve(prefix_len + times_len + bound);
+  std::byte* p = chunk;
+  const auto put = [&p](std::span<const std::byte> piece) {
     std::memcpy(p, piece.data(), piece.size());
     p += piece.size();
-  });
-  used[3] = {columns[3].data(), static_cast<std::size_t>(p - columns[3].data())};
-  out.clear();
-  ByteWriter w(out);
-  w.put_u8(event_format::kSplitTimes);
-  for (unsigned i = 0; i < 3; ++i) w.put_uvarint(used[i].size());
-  for (const auto& c : used) w.put_bytes(c);
+  };
+  put({prefix, prefix_len});
+  for (unsigned i = 0; i < 3; ++i) put({start[i], static_cast<std::size_t>(cursor[i] - start[i])});
+  for_each_body(s, from, to, put, [&p](const LightTimes& r) { p += encode_light_body_fast(r, p); });
+  return {chunk, static_cast<std::size_t>(p - chunk)};
 }
 
 // The interleaved layout a crash handler writes: a prefix (the layout and the times' length),
@@ -219,8 +224,7 @@ void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
   std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
   const std::uint64_t base = st.times.end_ns();
   if (s->kind() == StreamKind::events) {
-    split_events(*s, done, upto, st.times, columns_, assembly_);
-    raw = assembly_;
+    raw = split_events(*s, done, upto, st.times, columns_, assembly_);
   }
   ChunkHeader h;
   h.thread = st.stream->index();

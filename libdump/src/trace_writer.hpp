@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "raw_times.hpp"
+#include "scratch_buffer.hpp"
 #include "segment_pool.hpp"
 #include "thread_stream.hpp"
 
@@ -81,10 +82,8 @@ class TraceWriter {
   StreamFileWriter events_;
   StreamFileWriter payload_;
   ChunkCompressor compressor_;
-  std::vector<std::byte> assembly_;  // an events chunk's columns put together
-  // The timing columns and the bodies (light calls' spliced in), grown only: resize() would
-  // zero-fill what is written before it is read.
-  std::array<std::vector<std::byte>, 4> columns_;
+  ScratchBuffer assembly_;  // an events chunk: its timing columns put together, its bodies
+  std::array<ScratchBuffer, 3> columns_;  // the timing columns
   int event_level_;
   int payload_level_;
   bool compress_after_;  // chunks go out raw now and are compressed in finish()
