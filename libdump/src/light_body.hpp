@@ -95,12 +95,13 @@ constexpr std::uint64_t head16(std::uint32_t head) noexcept {
 // encode_light_body, inline (the chunk builder's).
 __attribute__((always_inline)) inline std::size_t encode_light_body_fast(const LightTimes& r,
                                                                          std::byte* out) noexcept {
-  using namespace light_body;
+  namespace lb = light_body;
+  namespace ef = event_format;
   const bool extra = (r.flags & LightTimes::kExtra) != 0;
   const std::uint64_t head =
-      head16(std::uint32_t{r.fn} << ef::kHeadFlagBits | (extra ? ef::kHasExtras : 0));
+      lb::head16(std::uint32_t{r.fn} << ef::kHeadFlagBits | (extra ? ef::kHasExtras : 0));
   if (r.kind == LightTimes::probe) [[unlikely]]
-    return extra ? encode_light_body_general(r, out) : encode_probe(r, out, head);
+    return extra ? encode_light_body_general(r, out) : lb::encode_probe(r, out, head);
   // The arguments of a send or a receive, each in its byte when each is under 0x80 (the
   // buffer flag always is).
   const std::uint64_t count = zigzag_encode(r.count);
@@ -110,8 +111,8 @@ __attribute__((always_inline)) inline std::size_t encode_light_body_fast(const L
   const std::uint64_t args = std::uint64_t{r.bits & 0xfu} << 16 | count << 24 |
                              std::uint64_t{r.type_id} << 32 | peer << 40 | tag << 48 |
                              std::uint64_t{r.comm_id} << 56;
-  return r.kind == LightTimes::send ? encode_send(r, out, extra, head, args, any)
-                                    : encode_recv(r, out, extra, head, args, any);
+  return r.kind == LightTimes::send ? lb::encode_send(r, out, extra, head, args, any)
+                                    : lb::encode_recv(r, out, extra, head, args, any);
 }
 
 }  // namespace encore::dump
