@@ -126,7 +126,11 @@ void TraceWriter::drain(bool tails) {
 namespace {
 
 // The normal layout: each timing field in its own column (see event_format.hpp), encoded here
-// from the raw times the application thread left, then the bodies.
+// from the raw times the application thread left, then the bodies. One walk over the records
+// does both: a run of lean polls goes through the encoder's own loop (its bodies are the
+// segment's repeat heads, copied with what precedes the next light record), a light record's
+// body is encoded where it belongs among the segment's body bytes (for_each_body's order; the
+// crash handler, which cannot gather, still walks twice).
 void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncoder& enc,
                   std::array<std::vector<std::byte>, 4>& columns, std::vector<std::byte>& out) {
   const std::size_t need = (to.events - from.events) * kMaxVarintBytes;
@@ -134,27 +138,56 @@ void split_events(const Segment& s, const Mark& from, const Mark& to, TimeEncode
   // (about 20 instructions an event when they were sized to each chunk).
   for (unsigned i = 0; i < 3; ++i)
     if (columns[i].size() < need) columns[i].resize(need);
-  std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
-  for_each_record(s.times_data() + from.times, s.times_data() + to.times,
-                  [&](const auto& r) { enc.encode(r, cursor); });
-  std::span<const std::byte> used[4];
-  for (unsigned i = 0; i < 3; ++i)
-    used[i] = {columns[i].data(), static_cast<std::size_t>(cursor[i] - columns[i].data())};
-  // The bodies, gathered with plain copies (a vector insert a piece cost about 40 instructions
-  // an event): the segment's bytes, a poll run's template (its length is in the first
+  const std::byte* p = s.times_data() + from.times;
+  const std::byte* const end = s.times_data() + to.times;
+  // The bodies: the segment's bytes, a poll run's template (its length is in the first
   // record's flags), and at most kLightBodyMax bytes a light record (80 bytes of times each).
   std::uint64_t first = 0;
-  if (to.times > from.times) std::memcpy(&first, s.times_data() + from.times, sizeof first);
+  if (p < end) std::memcpy(&first, p, sizeof first);
   const std::size_t bound = (to.bytes - from.bytes) + 2 * (to.times - from.times) +
                             (RawTimes::repeat(first) ? RawTimes::repeat_len(first) : 0);
   static_assert(kLightBodyMax <= 2 * kLightTimesBytes);
   if (columns[3].size() < bound) columns[3].resize(bound);
-  std::byte* p = columns[3].data();
-  for_each_body(s, from, to, [&](std::span<const std::byte> piece) {
-    std::memcpy(p, piece.data(), piece.size());
-    p += piece.size();
-  });
-  used[3] = {columns[3].data(), static_cast<std::size_t>(p - columns[3].data())};
+  std::byte* cursor[3] = {columns[0].data(), columns[1].data(), columns[2].data()};
+  std::byte* b = columns[3].data();
+  const std::byte* body = s.body_data();
+  std::size_t at = from.bytes;
+  const auto copy_body = [&](std::size_t upto) {
+    if (upto > at) {
+      std::memcpy(b, body + at, upto - at);
+      b += upto - at;
+      at = upto;
+    }
+  };
+  if (RawTimes::repeat(first)) {  // a chunk that starts inside a run starts with its template
+    std::memcpy(b, body + RawTimes::repeat_at(first), RawTimes::repeat_len(first));
+    b += RawTimes::repeat_len(first);
+    at += 2;
+  }
+  while (p < end) {
+    std::uint64_t flags;
+    std::memcpy(&flags, p, sizeof flags);
+    if (flags & RawTimes::kLean) {
+      p = enc.encode_lean_run(p, end, cursor);
+    } else if (flags & RawTimes::kLight) {
+      LightTimes r;
+      std::memcpy(&r, p, sizeof r);
+      p += sizeof r;
+      enc.encode(r, cursor);
+      copy_body(r.body_at);
+      b += encode_light_body(r, b);
+    } else {
+      RawTimes r;
+      std::memcpy(&r, p, sizeof r);
+      p += sizeof r;
+      enc.encode(r, cursor);
+    }
+  }
+  copy_body(to.bytes);
+  std::span<const std::byte> used[4];
+  for (unsigned i = 0; i < 3; ++i)
+    used[i] = {columns[i].data(), static_cast<std::size_t>(cursor[i] - columns[i].data())};
+  used[3] = {columns[3].data(), static_cast<std::size_t>(b - columns[3].data())};
   out.clear();
   ByteWriter w(out);
   w.put_u8(event_format::kSplitTimes);
