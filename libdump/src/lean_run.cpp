@@ -2,6 +2,7 @@
 // region): the same arithmetic as TimeEncoder::encode(const LeanTimes&) per record, with the
 // encoder's state and the clock's factors held in registers across the run (the column stores
 // are std::byte, which may alias anything, so the members would be reloaded every record).
+// Most records come timed by the application thread (kLeanTimed): their fields are copied.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -46,6 +47,20 @@ const std::byte* TimeEncoder::encode_lean_run(const std::byte* p, const std::byt
   for (; p < end; p += sizeof(LeanTimes)) {
     const std::uint64_t flags = word(p + offsetof(LeanTimes, flags));
     if (!(flags & RawTimes::kLean)) break;
+    if (flags & RawTimes::kLeanTimed) [[likely]] {  // timed by the application thread
+      const std::uint64_t fields = word(p + offsetof(LeanTimes, t1));
+      const std::uint64_t gap = LeanTimes::gap(fields);
+      const std::uint64_t dur = LeanTimes::duration(fields);
+      const std::uint64_t own = word(p + offsetof(LeanTimes, t2));
+      gaps = put(gap, gaps);
+      durations = put(dur, durations);
+      overheads = put(own, overheads);
+      overhead += own;
+      last_end += gap + dur;
+      last_t2 += gap + dur + own;
+      t3 = last_t2 + median;
+      continue;
+    }
     const std::uint64_t n1 = clk.to_ns(word(p + offsetof(LeanTimes, t1)));
     const std::uint64_t n2 = clk.to_ns(word(p + offsetof(LeanTimes, t2)));
     t3 = std::clamp(t3, last_t2, std::max(n1, last_t2));
