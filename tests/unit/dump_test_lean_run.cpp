@@ -17,12 +17,7 @@
 
 #include "encore/varint.hpp"
 
-using encore::Clock;
-using encore::ClockSource;
-using encore::dump::LeanTimes;
-using encore::dump::RawTimes;
-using encore::dump::TimeEncoder;
-
+namespace encore::dump {
 namespace {
 
 struct Columns {
@@ -30,7 +25,7 @@ struct Columns {
   std::byte* cursor[3];
   explicit Columns(std::size_t events) {
     for (int i = 0; i < 3; ++i) {
-      col[i].resize(events * encore::kMaxVarintBytes);
+      col[i].resize(events * kMaxVarintBytes);
       cursor[i] = col[i].data();
     }
   }
@@ -67,8 +62,6 @@ std::vector<std::byte> records(const Clock& clock, std::mt19937_64& rng, std::si
   }
   return out;
 }
-
-}  // namespace
 
 TEST(TimeEncoder, LeanRunEncodesAsRecordByRecord) {
   Clock clock{ClockSource::monotonic};  // before calibration: ticks are ns since its zero
@@ -147,8 +140,6 @@ TEST(TimeEncoder, LeanRunStopsAtOtherRecordsAndAtTheEnd) {
 // median tail, and values the thread leaves to the writer (a clock step backwards, a gap of
 // seconds).
 TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
-  using encore::dump::SegmentPool;
-  using encore::dump::ThreadStream;
   SegmentPool pool(64u << 20);
   ThreadStream ts(0, pool);
   const Clock clock{ClockSource::tsc};  // uncalibrated: a tick is a nanosecond
@@ -228,3 +219,6 @@ TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
     EXPECT_EQ(e.used(i), b.used(i)) << "column " << i;
   }
 }
+
+}  // namespace
+}  // namespace encore::dump
