@@ -5,7 +5,9 @@ invocation, variants alternated (A B A B ...), medians with their spread.
   bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...] [--only PART]
 
 With --lib (repeatable), each round records with every library given (one variant each,
-alternated with the plain run): two builds' capture costs compared on the same machine state.
+alternated with the plain run): two builds' capture costs compared on the same machine state;
+the loops also print each library's time over the first library's in the same round (median)
+and in how many rounds it was below.
 
 Measures, on 2 ranks (one per core):
   * the 8-byte ping-pong and an MPI_Iprobe polling loop: time per iteration, traced / plain,
@@ -24,6 +26,7 @@ import json
 import pathlib
 import re
 import shutil
+import statistics
 import tempfile
 
 from benchlib import QuietGate, fmt, lib_env, loops, run
@@ -100,6 +103,12 @@ def main():
             if calls:
                 per_call = [(r - p) / calls for r, p in zip(rec[name], plain[name])]
                 line += f"   capture cost {fmt(per_call, ' ns/call')}"
+            if lib != libs[0]:
+                # Paired with the first library's run of the same round (steadier than the
+                # medians when the machine's state moves between rounds).
+                pairs = [r / b for r, b in zip(rec[name], recs[libs[0]][name])]
+                line += (f"   over the first library {statistics.median(pairs):.2f}x, "
+                         f"below it in {sum(x < 1 for x in pairs)}/{len(pairs)} rounds")
             print(line)
 
     if gate:
