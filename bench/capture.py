@@ -5,7 +5,9 @@ invocation, variants alternated (A B A B ...), medians with their spread.
   bench/capture.py [--build DIR] [--rounds N] [--lib LIBENCORE_DUMP.so ...] [--only PART]
 
 With --lib (repeatable), each round records with every library given (one variant each,
-alternated with the plain run): two builds' capture costs compared on the same machine state.
+alternated with the plain run): two builds' capture costs compared on the same machine state;
+the loops also print each library's time over the first library's in the same round (median)
+and in how many rounds it was below.
 
 Measures, on 2 ranks (one per core):
   * the 8-byte ping-pong and an MPI_Iprobe polling loop: time per iteration, traced / plain,
@@ -24,9 +26,10 @@ import json
 import pathlib
 import re
 import shutil
+import statistics
 import tempfile
 
-from benchlib import fmt, lib_env, loops, run
+from benchlib import QuietGate, fmt, lib_env, loops, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -40,6 +43,9 @@ def main():
     ap.add_argument("--lib", action="append", help="a capture library to compare (repeatable; "
                     "default: the build's), optionally with capture settings for it: "
                     "LIB,ENCORE_COMPRESS=during; an empty LIB is the build's")
+    ap.add_argument("--quiet-wait", type=float, default=0.0,
+                    help="before each round of the loops, wait up to this many s for the machine "
+                    "to be quiet (others' un-niced work, steal: benchlib.QuietGate); 0: no wait")
     ap.add_argument("--only", choices=("loops", "pingpong1M", "halo2d"),
                     help="run one part only (more rounds of it in the same time)")
     args = ap.parse_args()
@@ -67,7 +73,10 @@ def main():
 
     # Small messages and polling --------------------------------------------------------------
     plain, floor, recs = {}, {}, {lib: {} for lib in libs}
+    gate = QuietGate(max_wait=args.quiet_wait) if args.quiet_wait > 0 else None
     for _ in range(args.rounds if part("loops") else 0):
+        if gate:
+            gate.wait()
         for name, v in loops(run([*mpiexec, str(loops_bin), str(args.small), "0", "all"])).items():
             plain.setdefault(name, []).append(v)
         if floor_probe.exists():
@@ -86,15 +95,24 @@ def main():
         if name in floor:
             print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   floor {fmt(floor[name], ' ns/iter')}"
                   f"  [two TSC reads and a record a call, nothing else]")
-            print(f"{'':12s} ratio {fmt([f / p for f, p in zip(floor[name], plain[name])], 'x')}")
+            print(f"{'':12s} ratio {fmt([f / p for f, p in zip(floor[name], plain[name])], 'x', 2)}")
         for lib, rec in recs.items():
             ratios = [r / p for r, p in zip(rec[name], plain[name])]
             print(f"{name:12s} plain {fmt(plain[name], ' ns/iter')}   traced {fmt(rec[name], ' ns/iter')}{label(lib)}")
-            line = f"{'':12s} ratio {fmt(ratios, 'x')}"
+            line = f"{'':12s} ratio {fmt(ratios, 'x', 2)}"
             if calls:
                 per_call = [(r - p) / calls for r, p in zip(rec[name], plain[name])]
                 line += f"   capture cost {fmt(per_call, ' ns/call')}"
+            if lib != libs[0]:
+                # Paired with the first library's run of the same round (steadier than the
+                # medians when the machine's state moves between rounds).
+                pairs = [r / b for r, b in zip(rec[name], recs[libs[0]][name])]
+                line += (f"   over the first library {statistics.median(pairs):.2f}x, "
+                         f"below it in {sum(x < 1 for x in pairs)}/{len(pairs)} rounds")
             print(line)
+
+    if gate:
+        print(f"{'':12s} {gate.summary()}")
 
     # 1 MiB messages --------------------------------------------------------------------------
     plain1m, rec1m, rates = [], {lib: [] for lib in libs}, {lib: [] for lib in libs}

@@ -7,7 +7,7 @@ that of the PMPI call it makes, divided by the number of calls (clock reads coun
 instruction each; their time is not in these figures), and in parentheses the PMPI call's own
 instructions per call, what the call costs untraced.
 
-  bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so] [--lines FN,...]
+  bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so] [--lines FN,...] [--writer]
 
 --lines MPI_Send,MPI_Recv adds, for each of those shims, where its own instructions go: per
 source line (inlined code counted at its own line), per call, the PMPI call left out (with
@@ -16,6 +16,13 @@ source line (inlined code counted at its own line), per call, the PMPI call left
 --halo2d "512 400 1" measures example_halo2d with those arguments instead of the loops: per
 rank, the tool's instructions on the application thread (every shim's own, summed), per
 function and in all (the writer thread's work is not in them).
+
+--writer measures the writer's work instead: the instructions spent in
+TraceWriter::drain_segment (every chunk's encoding, checksum and write, whichever thread drains
+it; the compression after the run is not in it) per event of the rank, and the functions they go
+to (their own instructions, per event; inlined code counts in its caller, by source file), on
+the ping-pong, on a ping-pong with 8 failing MPI_Iprobe calls an iteration on rank 0 (and the
+cost of one more such poll: 40 an iteration against 8) and on the polling loop.
 
 Needs valgrind (not a dependency of the build).
 """
@@ -132,6 +139,80 @@ def halo2d(build, tool, env, tmp, halo_args, lines_arg):
         print_lines(f, counts, lines_arg)
 
 
+WRITER_FN = "*TraceWriter::drain_segment*"
+
+
+def events_per_rank(tool, trace):
+    """[events of rank 0, of rank 1, ...] from `encore check`."""
+    out = run([str(tool), "check", str(trace)])
+    return [int(m.group(1)) for m in re.finditer(r"complete \((\d+) events", out)]
+
+
+def self_costs(callgrind_file):
+    """[(own instructions, "function (file)")] of every function in a callgrind file: inlined
+    code is listed under its caller with its own source file."""
+    out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no",
+                          str(callgrind_file)], capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \([ \d.]+%\)\s+(\S[^:]*):(.*?)(?: \[\S+\])?$", line)
+        if m and m.group(2) != "PROGRAM TOTALS":
+            fn = re.sub(r"\(.*\)$", "", m.group(3)).split("encore::")[-1]
+            rows.append((int(m.group(1).replace(",", "")), f"{fn} ({pathlib.Path(m.group(2)).name})"))
+    return rows
+
+
+def writer_run(tool, loops_bin, env, out, args):
+    """[(events, writer instructions, {function: instructions})] per rank of one recording."""
+    out.mkdir()
+    # No periodic flush: chunks are whole segments, as in a run at full speed (valgrind slows
+    # the program some 50 times, and a flush every half second would cut small chunks).
+    run([str(tool), "record", "-o", str(out / "trace"), "--quiet", "--flush-ms", "3600000",
+         "--", "mpiexec", "-n", "2",
+         "valgrind", "--tool=callgrind", "--separate-threads=yes", "--collect-atstart=no",
+         f"--toggle-collect={WRITER_FN}", f"--callgrind-out-file={out}/cg.%p",
+         str(loops_bin), *map(str, args)], env=env)
+    events = events_per_rank(tool, out / "trace")
+    pids = sorted({int(f.name.split(".")[1].split("-")[0]) for f in out.glob("cg.*")})
+    ranks = []
+    for rank, pid in enumerate(pids):
+        merged = {}
+        for f in out.glob(f"cg.{pid}-*"):
+            for cost, fn in self_costs(f):
+                merged[fn] = merged.get(fn, 0) + cost
+        ranks.append((events[rank], sum(merged.values()), merged))
+    return ranks
+
+
+def print_writer(name, ranks):
+    for rank, (n, total, merged) in enumerate(ranks):
+        print(f"{name:10s} process {rank}  {n:9d} events  {total / n:7.1f} writer instr/event")
+        for fn, cost in sorted(merged.items(), key=lambda kv: -kv[1]):
+            if cost / n >= 2:
+                print(f"    {cost / n:7.1f}  {fn[:110]}")
+
+
+def writer(tool, loops_bin, env, tmp, iters):
+    """The writer's instructions per event, per rank: on the ping-pong (light calls only), on
+    a ping-pong whose rank 0 polls 8 times an iteration first (a run's opening poll and 7 lean
+    ones), the cost of one more failed poll (the same with 40 polls, the difference), and the
+    polling loop, whose number of polls an iteration valgrind's scheduling decides."""
+    print("writer instructions per event (callgrind, TraceWriter::drain_segment inclusive), per rank\n")
+    print_writer("pingpong8", writer_run(tool, loops_bin, env, tmp / "pingpong8",
+                                         [iters, 0, "pingpong8"]))
+    few = writer_run(tool, loops_bin, env, tmp / "polls8", [iters, 0, "polls", 8])
+    many = writer_run(tool, loops_bin, env, tmp / "polls40", [iters, 0, "polls", 40])
+    print_writer("polls8", few)
+    extra = many[0][0] - few[0][0]
+    print(f"a failed poll of a run (rank 0, 40 polls an iteration against 8): "
+          f"{(many[0][1] - few[0][1]) / extra:.1f} writer instr/poll")
+    for fn in sorted(many[0][2], key=lambda f: few[0][2].get(f, 0) - many[0][2][f]):
+        d = (many[0][2][fn] - few[0][2].get(fn, 0)) / extra
+        if d >= 1:
+            print(f"    {d:7.1f}  {fn[:110]}")
+    print_writer("iprobe", writer_run(tool, loops_bin, env, tmp / "iprobe", [iters, 0, "iprobe"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"))
@@ -139,6 +220,8 @@ def main():
     ap.add_argument("--lib", help="the capture library to measure (default: the build's)")
     ap.add_argument("--lines", help="shims to break down per source line, e.g. MPI_Send,MPI_Recv")
     ap.add_argument("--halo2d", metavar="ARGS", help='example_halo2d arguments, e.g. "512 400 1"')
+    ap.add_argument("--writer", action="store_true",
+                    help="the writer's instructions per event instead of the shims' per call")
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         raise SystemExit("capture_instr.py: valgrind is not installed")
@@ -149,6 +232,10 @@ def main():
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-instr-"))
     if args.halo2d:
         halo2d(build, tool, env, tmp, args.halo2d.split(), args.lines)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    if args.writer:
+        writer(tool, loops_bin, env, tmp, args.iters)
         shutil.rmtree(tmp, ignore_errors=True)
         return
     print("tool instructions per call (callgrind), per rank\n")

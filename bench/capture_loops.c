@@ -3,7 +3,10 @@
  * ping-pong whose received bytes capture must copy into the trace. Prints one line per loop:
  *   loop=<name> iters=<n> ns_per_iter=<x> bytes=<message size>
  * Run it under mpiexec -n 2, plain and under `encore record`, and compare (bench/capture.py).
- * Arguments: [small-message iterations] [1 MiB iterations] [all|pingpong8|iprobe|pingpong1M] */
+ * Arguments: [small-message iterations] [1 MiB iterations] [all|pingpong8|iprobe|pingpong1M|polls]
+ * [polls per iteration]. `polls` (not in `all`) is a ping-pong whose rank 0 first makes that many
+ * failing MPI_Iprobe calls an iteration (default 8), a fixed number, unlike the polling loop's:
+ * what bench/capture_instr.py --writer counts a recorded poll's cost with. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,32 @@ static void iprobe_loop(int rank, int iters) {
            (t1 - t0) / iters, (double)polls / iters);
 }
 
+/* Rank 0 makes `polls` MPI_Iprobe calls for a message that never comes, then an 8-byte
+ * ping-pong with rank 1. */
+static void fixed_polls(int rank, int iters, int polls) {
+  char buf[8] = {0};
+  const int peer = 1 - rank;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = now_ns();
+  for (int i = 0; i < iters; ++i) {
+    if (rank == 0) {
+      for (int k = 0; k < polls; ++k) {
+        int flag = 0;
+        MPI_Iprobe(peer, 1, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      }
+      MPI_Send(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      MPI_Recv(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 8, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+    }
+  }
+  const double t1 = now_ns();
+  if (rank == 0)
+    printf("loop=polls iters=%d ns_per_iter=%.1f bytes=8 polls_per_iter=%d\n", iters,
+           (t1 - t0) / iters, polls);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
@@ -76,11 +105,13 @@ int main(int argc, char** argv) {
   const int small = argc > 1 ? atoi(argv[1]) : 200000;
   const int large = argc > 2 ? atoi(argv[2]) : 400;
   const char* only = argc > 3 ? argv[3] : "all";
+  const int polls = argc > 4 ? atoi(argv[4]) : 8;
   const int all = strcmp(only, "all") == 0;
   pingpong(rank, small / 10, 8, "warmup");
   if (all || strcmp(only, "pingpong8") == 0) pingpong(rank, small, 8, "pingpong8");
   if (all || strcmp(only, "iprobe") == 0) iprobe_loop(rank, small / 4);
   if (all || strcmp(only, "pingpong1M") == 0) pingpong(rank, large, 1 << 20, "pingpong1M");
+  if (strcmp(only, "polls") == 0) fixed_polls(rank, small / 4, polls);
   MPI_Finalize();
   return 0;
 }

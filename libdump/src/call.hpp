@@ -596,7 +596,7 @@ class LeanPoll {
   // The request array the run's polls passed (the PMPI call may have changed the caller's).
   const MPI_Request* requests() const noexcept { return ts_->lean.req; }
   // Storage for the status of a caller's MPI_STATUS_IGNORE, kept for the Call path.
-  MPI_Status* status() noexcept { return &status_; }
+  MPI_Status* status() noexcept { return &status_.s; }
   // Storage for the statuses of a caller's MPI_STATUSES_IGNORE (Call::scratch_statuses).
   MPI_Status* statuses(std::int64_t n) { return ts_->scratch_statuses(n); }
   // The PMPI call runs as the tool's: MPI calls it makes (a generalized request's callbacks)
@@ -622,7 +622,14 @@ class LeanPoll {
   bool opening_ = false;  // the call does not continue a run: it may open one
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
-  MPI_Status status_;
+  // A caller's MPI_STATUS_IGNORE. MPICH's probe sets source, tag and count but leaves the
+  // cancelled bit as it finds it: cleared here, or a found message's status would carry
+  // whatever the stack held (seen as "cancelled" now and then, which also sent the poll to the
+  // Call path). One store a poll.
+  struct IgnoredStatus {
+    MPI_Status s;
+    IgnoredStatus() noexcept { s.count_hi_and_cancelled = 0; }
+  } status_;
 };
 
 }  // namespace encore::dump

@@ -34,6 +34,19 @@ void TimeEncoder::encode(const RawTimes& r, std::byte* out[3]) noexcept {
 
 // A lean poll had no pre-work; its own tail, when sampled, is the next event's measured t3.
 void TimeEncoder::encode(const LeanTimes& r, std::byte* out[3]) noexcept {
+  if (r.flags & RawTimes::kLeanTimed) {  // the fields as the application thread worked them out
+    prev_t3_known_ = false;
+    const std::uint64_t gap = LeanTimes::gap(r.t1);
+    const std::uint64_t dur = LeanTimes::duration(r.t1);
+    last_end_ns_ += gap + dur;
+    last_t2_ns_ += gap + dur + r.t2;
+    overhead_ns_ += r.t2;
+    prev_lean_ = true;
+    out[0] += encode_uvarint(gap, out[0]);
+    out[1] += encode_uvarint(dur, out[1]);
+    out[2] += encode_uvarint(r.t2, out[2]);
+    return;
+  }
   const Clock& clk = *clock_;
   const std::uint64_t n1 = clk.to_ns(r.t1);
   const std::uint64_t n2 = clk.to_ns(r.t2);

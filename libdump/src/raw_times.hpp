@@ -27,6 +27,9 @@ struct RawTimes {
   // The record is a LeanTimes (a repeat written by the lean poll path), not a RawTimes.
   static constexpr std::uint64_t kLean = 8;
   static constexpr std::uint64_t kLeanSample = 16;  // LeanTimes::t3 holds its measured tail
+  // On a LeanTimes record only (a LightTimes has kExtra there): the application thread timed
+  // the poll itself (LeanTimes).
+  static constexpr std::uint64_t kLeanTimed = 64;
   // The record is a LightTimes (light_record.hpp): a light call whose body the writer encodes.
   static constexpr std::uint64_t kLight = 32;
   static constexpr unsigned kRepeatLenShift = 8;
@@ -52,11 +55,19 @@ struct RawTimes {
 // A failed poll continuing a run on the lean path (Call's LeanPoll): no pre-work, its tail
 // measured only on samples (kLeanSample), and the flags of a repeat (kRepeat, the template's
 // place) plus kLean. Its 2-byte repeat head is in the body region as for any repeat.
+// With kLeanTimed the application thread has turned the ticks into the event's three timing
+// fields itself, exactly as the writer would (ThreadStream::lean_append): `t1` holds the gap
+// (low 32 bits) and the duration (high 32 bits), `t2` the overhead, in ns; the poll's raw
+// end is the previous one's plus the three (no field is cut: the thread writes the ticks
+// instead when one would be).
 struct LeanTimes {
   std::uint64_t flags;
   std::uint64_t t1;
   std::uint64_t t2;
   std::uint64_t t3;  // with kLeanSample: when the poll's tool work ended; else not written
+
+  static std::uint64_t gap(std::uint64_t t1) noexcept { return t1 & 0xffffffff; }
+  static std::uint64_t duration(std::uint64_t t1) noexcept { return t1 >> 32; }
 };
 static_assert(sizeof(LeanTimes) == kLeanTimesBytes && sizeof(RawTimes) == 40);
 
@@ -98,18 +109,25 @@ class TimeEncoder {
     emit(t3, n1, n1, clock_->to_ns(t2), out);
     prev_lean_ = false;
   }
+  // Encodes the LeanTimes records from `p` on, up to `end` or the first record that is not
+  // one (a run of lean polls lies in one piece), exactly as encode() would one by one, in one
+  // tight loop (lean_run.cpp); returns where it stopped.
+  const std::byte* encode_lean_run(const std::byte* p, const std::byte* end,
+                                   std::byte* out[3]) noexcept;
 
   std::uint64_t end_ns() const noexcept { return last_end_ns_; }  // corrected end so far
   std::uint64_t overhead_ns() const noexcept { return overhead_ns_; }
 
- private:
-  // The last kTailSamples measured tails of one kind of call, and their median.
+  // The last kTailSamples measured tails of one kind of call, and their median (public: the
+  // lean poll path keeps the lean polls' too, ThreadStream::LeanRun).
   struct Tails {
     std::uint64_t samples[kTailSamples] = {};
     unsigned count = 0;
     std::uint64_t median = 0;
     void add(std::uint64_t sample) noexcept;
   };
+
+ private:
   // When the previous call's tool work ended: estimated, or measured (its t3, from the
   // record's flags and prev_t3).
   std::uint64_t previous_t3() noexcept {

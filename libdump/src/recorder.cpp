@@ -147,6 +147,7 @@ ThreadStream* Recorder::register_thread() {
   s->plain = clock.source() == ClockSource::tsc && !counters_on && !multiple;
   // The light calls' lean path (LightCall) reads the TSC and takes no lock.
   s->light_allowed = s->lean_allowed && s->plain;
+  s->clock = &clock;
   s->set_extras_every_call(call_extras);
   threads_.push_back(std::move(stream));
   // A sealed segment is drained at once, and where the writer shares this thread's core (ranks

@@ -103,6 +103,21 @@ void ThreadStream::lean_open(const MPI_Request* r, std::int64_t n) noexcept {
   lean.body = ev_->body_data() + ev_used_;
   lean.nreq = n > 0 ? n : 0;
   if (n > 0) std::copy_n(r, n, lean.req);
+  lean.timed = false;  // the first poll follows the template, a light call's tail or a Call's
+}
+
+void ThreadStream::lean_follow(std::uint64_t t2, std::uint64_t t3, bool sampled) noexcept {
+  if (!clock) return;
+  const std::uint64_t n2 = clock->to_ns(t2);
+  lean.last_t2 = n2;
+  if (sampled) {
+    const std::uint64_t own = clock->to_ns(t3);
+    lean_tails.add(own > n2 ? own - n2 : 0);
+    lean.next_t3 = std::max(own, n2);
+  } else {
+    lean.next_t3 = n2 + lean_tails.median;
+  }
+  lean.timed = true;
 }
 
 void ThreadStream::seal_all() {

@@ -124,10 +124,18 @@ class ThreadStream {
     std::int64_t nreq = 0;
     MPI_Request req[kLeanRequests] = {};
     unsigned calls = 63;  // lean polls since the last sampled one (the first is sampled)
+    // The writer's state after the run's last poll, when this thread knows it (lean_append):
+    bool timed = false;         // the previous event is a poll of this run
+    std::uint64_t last_t2 = 0;  // its PMPI end, ns
+    std::uint64_t next_t3 = 0;  // when its tool work is taken to have ended, ns
   };
   LeanRun lean;
-  bool lean_allowed = false;   // TSC clock, no per-call extras (Recorder::register_thread)
-  bool light_allowed = false;  // lean_allowed and plain: the light calls' lean path
+  // The lean polls' tail samples and their median, as the writer's TimeEncoder keeps them (it
+  // takes the same samples from the same records, in the same order).
+  TimeEncoder::Tails lean_tails;
+  const Clock* clock = nullptr;  // the rank's (Recorder::register_thread)
+  bool lean_allowed = false;     // TSC clock, no per-call extras (Recorder::register_thread)
+  bool light_allowed = false;    // lean_allowed and plain: the light calls' lean path
   // TSC clock, no PAPI counters, not MPI_THREAD_MULTIPLE: a Call's begin() and end() read the
   // TSC and nothing else (Recorder::register_thread).
   bool plain = false;
@@ -154,12 +162,14 @@ class ThreadStream {
   }
   // Appends the poll timed t1..t2 to the run and publishes it. The stream's own counts catch
   // up at its next Call (lean_fold): a lean poll only writes its record and the run's word.
+  // A failed poll is time the thread spends waiting, so it also does the writer's arithmetic
+  // (the three timing fields in ns, LeanTimes with kLeanTimed), which the writer, on a node
+  // whose ranks hold every core, would take from some rank's time. It can from the run's
+  // second poll on: the first one's tail estimate is the light calls' median, the writer's.
   __attribute__((always_inline)) void lean_append(std::uint64_t t1, std::uint64_t t2) noexcept {
     const std::uint64_t n = lean.n;
     std::byte* at = lean.times + n * kLeanTimesBytes;
     std::uint64_t flags = lean.flags;
-    std::memcpy(at + 8, &t1, 8);
-    std::memcpy(at + 16, &t2, 8);
     lean.body[n * kLeanBodyBytes] = std::byte{event_format::kRepeatHead0};
     lean.body[n * kLeanBodyBytes + 1] = std::byte{event_format::kRepeatHead1};
     lean.n = n + 1;
@@ -172,7 +182,37 @@ class ThreadStream {
       lean.calls = 0;
       flags |= RawTimes::kLeanSample;
       const std::uint64_t t3 = __rdtsc();
+      std::memcpy(at + 8, &t1, 8);
+      std::memcpy(at + 16, &t2, 8);
       std::memcpy(at + 24, &t3, 8);
+      lean_follow(t2, t3, true);
+    } else if (lean.timed) [[likely]] {
+      // TimeEncoder's arithmetic for a lean poll after a lean poll (raw_times.cpp): the
+      // previous tail ends at the estimate or this start, whichever is first.
+      const std::uint64_t n1 = clock->to_ns(t1);
+      const std::uint64_t n2 = clock->to_ns(t2);
+      const std::uint64_t t3 = std::min(lean.next_t3, n1);
+      const std::uint64_t gap = n1 - t3;
+      const std::uint64_t dur = n2 - n1;
+      const std::uint64_t overhead = t3 - lean.last_t2;
+      // A step back of the clock (n1 before the previous end, n2 before n1) wraps a field
+      // around: such a poll, like one with a field of 4 s or more, is left to the writer.
+      if (((gap | dur | overhead) >> 32) == 0) [[likely]] {
+        const std::uint64_t word = gap | dur << 32;
+        std::memcpy(at + 8, &word, 8);
+        std::memcpy(at + 16, &overhead, 8);
+        flags |= RawTimes::kLeanTimed;
+        lean.last_t2 = n2;
+        lean.next_t3 = n2 + lean_tails.median;
+      } else {
+        std::memcpy(at + 8, &t1, 8);
+        std::memcpy(at + 16, &t2, 8);
+        lean_follow(t2, 0, false);
+      }
+    } else {
+      std::memcpy(at + 8, &t1, 8);
+      std::memcpy(at + 16, &t2, 8);
+      lean_follow(t2, 0, false);
     }
     std::memcpy(at, &flags, 8);
     lean.run->store(lean.word + n + 1, std::memory_order_release);
@@ -188,6 +228,9 @@ class ThreadStream {
   // Opens a run after a failed poll committed in place (the template, or a repeat), keyed by
   // poll_key and poll_flags, if the thread may and the segment has room.
   void lean_open(const MPI_Request* r, std::int64_t n) noexcept;
+  // After a poll whose record the writer times (the run's first, a sample, a value out of
+  // range): the writer's state after it, t3 the poll's own tail end when `sampled`.
+  void lean_follow(std::uint64_t t2, std::uint64_t t3, bool sampled) noexcept;
   // Makes the failed poll just committed in place (its body `len` bytes at body offset `at`)
   // the template of a run keyed by its function, `a`, `b` and request array, and opens the
   // run's lean path (Call::finish_poll, and LightCall::probe for a run's first MPI_Iprobe).

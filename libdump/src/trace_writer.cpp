@@ -127,8 +127,13 @@ void TraceWriter::drain(bool tails) {
 namespace {
 
 // The normal layout: each timing field in its own column (see event_format.hpp), encoded here
-// from the raw times the application thread left, then the bodies. Returns the chunk's bytes,
-// at the start of `out`.
+// from the raw times the application thread left, then the bodies. One walk over the records
+// does both: a run of lean polls goes through the encoder's own loop (its bodies are the
+// segment's repeat heads, copied with what precedes the next light record), a light record's
+// body is encoded where it belongs among the segment's body bytes (for_each_body's order; the
+// crash handler, which cannot gather, still walks twice). The bodies are written straight into
+// `out` behind room for the longest prefix and columns, which are then copied in just before
+// them: every byte of the chunk is written once. Returns the chunk's bytes, inside `out`.
 std::span<const std::byte> split_events(const Segment& s, const Mark& from, const Mark& to,
                                         TimeEncoder& enc, std::array<ScratchBuffer, 3>& columns,
                                         ScratchBuffer& out) {
@@ -136,9 +141,54 @@ std::span<const std::byte> split_events(const Segment& s, const Mark& from, cons
   std::byte* const start[3] = {columns[0].reserve(need), columns[1].reserve(need),
                                columns[2].reserve(need)};
   std::byte* cursor[3] = {start[0], start[1], start[2]};
-  for_each_record(s.times_data() + from.times, s.times_data() + to.times,
-                  [&](const auto& r) { enc.encode(r, cursor); });
-  std::byte prefix[1 + 3 * kMaxVarintBytes];
+  const std::byte* p = s.times_data() + from.times;
+  const std::byte* const end = s.times_data() + to.times;
+  // The bodies: the segment's bytes, a poll run's template (its length is in the first
+  // record's flags), and at most kLightBodyMax bytes a light record (80 bytes of times each).
+  std::uint64_t first = 0;
+  if (p < end) std::memcpy(&first, p, sizeof first);
+  const std::size_t bound = (to.bytes - from.bytes) + 2 * (to.times - from.times) +
+                            (RawTimes::repeat(first) ? RawTimes::repeat_len(first) : 0);
+  static_assert(kLightBodyMax <= 2 * kLightTimesBytes);
+  constexpr std::size_t kPrefixMax = 1 + 3 * kMaxVarintBytes;
+  const std::size_t room = kPrefixMax + 3 * need;
+  std::byte* const bodies = out.reserve(room + bound) + room;
+  std::byte* b = bodies;
+  const std::byte* body = s.body_data();
+  std::size_t at = from.bytes;
+  const auto copy_body = [&](std::size_t upto) {
+    if (upto > at) {
+      std::memcpy(b, body + at, upto - at);
+      b += upto - at;
+      at = upto;
+    }
+  };
+  if (RawTimes::repeat(first)) {  // a chunk that starts inside a run starts with its template
+    std::memcpy(b, body + RawTimes::repeat_at(first), RawTimes::repeat_len(first));
+    b += RawTimes::repeat_len(first);
+    at += 2;
+  }
+  while (p < end) {
+    std::uint64_t flags;
+    std::memcpy(&flags, p, sizeof flags);
+    if (flags & RawTimes::kLean) {
+      p = enc.encode_lean_run(p, end, cursor);
+    } else if (flags & RawTimes::kLight) {
+      LightTimes r;
+      std::memcpy(&r, p, sizeof r);
+      p += sizeof r;
+      enc.encode(r, cursor);
+      copy_body(r.body_at);
+      b += encode_light_body_fast(r, b);
+    } else {
+      RawTimes r;
+      std::memcpy(&r, p, sizeof r);
+      p += sizeof r;
+      enc.encode(r, cursor);
+    }
+  }
+  copy_body(to.bytes);
+  std::byte prefix[kPrefixMax];
   prefix[0] = std::byte{event_format::kSplitTimes};
   std::size_t prefix_len = 1;
   std::size_t times_len = 0;
@@ -147,24 +197,16 @@ std::span<const std::byte> split_events(const Segment& s, const Mark& from, cons
     prefix_len += encode_uvarint(len, prefix + prefix_len);
     times_len += len;
   }
-  // The bodies are written once, straight after the columns: the segment's bytes, a poll
-  // run's template (its length is in the first record's flags), and at most kLightBodyMax
-  // bytes a light record (80 bytes of times each), each light body encoded in place.
-  std::uint64_t first = 0;
-  if (to.times > from.times) std::memcpy(&first, s.times_data() + from.times, sizeof first);
-  const std::size_t bound = (to.bytes - from.bytes) + 2 * (to.times - from.times) +
-                            (RawTimes::repeat(first) ? RawTimes::repeat_len(first) : 0);
-  static_assert(kLightBodyMax <= 2 * kLightTimesBytes);
-  std::byte* const chunk = out.reserve(prefix_len + times_len + bound);
-  std::byte* p = chunk;
-  const auto put = [&p](std::span<const std::byte> piece) {
-    std::memcpy(p, piece.data(), piece.size());
-    p += piece.size();
-  };
-  put({prefix, prefix_len});
-  for (unsigned i = 0; i < 3; ++i) put({start[i], static_cast<std::size_t>(cursor[i] - start[i])});
-  for_each_body(s, from, to, put, [&p](const LightTimes& r) { p += encode_light_body_fast(r, p); });
-  return {chunk, static_cast<std::size_t>(p - chunk)};
+  std::byte* const chunk = bodies - times_len - prefix_len;
+  std::byte* c = chunk;
+  std::memcpy(c, prefix, prefix_len);
+  c += prefix_len;
+  for (unsigned i = 0; i < 3; ++i) {
+    const auto len = static_cast<std::size_t>(cursor[i] - start[i]);
+    std::memcpy(c, start[i], len);
+    c += len;
+  }
+  return {chunk, static_cast<std::size_t>(b - chunk)};
 }
 
 // The interleaved layout a crash handler writes: a prefix (the layout and the times' length),

@@ -1,7 +1,10 @@
 /* Runs of failed polls (format 1.2 records each run as one event and repeat heads): rank 0
  * polls with MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall and MPI_Testsome
  * until rank 1, which sleeps first, sends; every phase alternates two argument sets now and
- * then, so runs end on a different call too. Rank 0 prints how many calls each phase made: a
+ * then, so runs end on a different call too. Rank 1 starts its sleep only once rank 0 has
+ * polled kGo times in the phase (rank 0 tells it with a message), so every phase has at least
+ * that many failed polls however loaded the machine is (a rank 0 kept off its core for the
+ * whole sleep made a handful). Rank 0 prints how many calls each phase made: a
  * replay must print the same. Arguments: [sleep ms per phase, default 5] [crash|kill]: with
  * "crash", rank 0 polls a message that never comes for that long, prints its count to stderr
  * and dies of SIGSEGV; with "kill", it then sleeps that long again (making no MPI call, so the
@@ -14,6 +17,8 @@
 #include <unistd.h>
 
 #include <mpi.h>
+
+enum { kGo = 200 }; /* failed polls a phase at least */
 
 static double now_ms(void) {
   struct timespec ts;
@@ -50,8 +55,10 @@ int main(int argc, char** argv) {
   long calls[6] = {0};
   for (int phase = 0; phase < 6; ++phase) {
     const int tag = 10 * phase;
-    MPI_Barrier(MPI_COMM_WORLD); /* rank 1's sleep starts when rank 0 starts polling */
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
+      int go = 0;
+      MPI_Recv(&go, 1, MPI_INT, peer, 1000 + phase, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       usleep((useconds_t)ms * 1000);
       for (int k = 0; k < 2; ++k) MPI_Send(&phase, 1, MPI_INT, peer, tag + k, MPI_COMM_WORLD);
       continue;
@@ -93,6 +100,7 @@ int main(int argc, char** argv) {
           break;
       }
       if (flag) break;
+      if (calls[phase] == kGo) MPI_Send(&phase, 1, MPI_INT, peer, 1000 + phase, MPI_COMM_WORLD);
     }
     if (phase == 0) MPI_Recv(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (phase == 1) MPI_Mrecv(&value, 1, MPI_INT, &msg, MPI_STATUS_IGNORE);
