@@ -48,9 +48,8 @@ std::uint64_t for_each_record(const std::byte* p, const std::byte* end, Each eac
 // failed polls (format 1.2) starts with the run's template instead of the first repeat head,
 // so that every chunk decodes on its own; the template is earlier in the same segment (a run
 // never crosses segments, and a template is never a light call: light calls are not polls).
-// `light`, if given, encodes a light call's body in place (where `emit` would copy it).
-template <class Emit, class Light>
-void for_each_body(const Segment& s, const Mark& from, const Mark& to, Emit emit, Light light) {
+template <class Emit>
+void for_each_body(const Segment& s, const Mark& from, const Mark& to, Emit emit) {
   const std::byte* body = s.body_data();
   std::size_t at = from.bytes;
   const auto piece = [&](std::size_t upto) {
@@ -68,17 +67,11 @@ void for_each_body(const Segment& s, const Mark& from, const Mark& to, Emit emit
     first = false;
     if constexpr (std::is_same_v<R, LightTimes>) {
       piece(r.body_at);
-      light(r);
+      std::byte tmp[kLightBodyMax];
+      emit(std::span<const std::byte>(tmp, encode_light_body(r, tmp)));
     }
   });
   piece(to.bytes);
-}
-template <class Emit>
-void for_each_body(const Segment& s, const Mark& from, const Mark& to, Emit emit) {
-  for_each_body(s, from, to, emit, [&emit](const LightTimes& r) {
-    std::byte tmp[kLightBodyMax];
-    emit(std::span<const std::byte>(tmp, encode_light_body(r, tmp)));
-  });
 }
 
 }  // namespace encore::dump
