@@ -119,6 +119,7 @@ struct ProbePost {
 
 struct Collective {
   CollKind kind = CollKind::barrier;
+  bool nonblocking = false;  // an Iallreduce...: its own gamma
   std::size_t root = 0;
   std::uint64_t bytes = 0;
   std::size_t arrived = 0;
@@ -347,8 +348,8 @@ class Engine {
     post_recv(*world, rank, c->key, st.tag, {rank, slot, q.posted});
   }
 
-  void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, std::size_t root,
-              std::uint64_t bytes, Slot req, Time at) {
+  void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, bool nonblocking,
+              std::size_t root, std::uint64_t bytes, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const std::uint64_t seq = s.coll_seq[c.key]++;
     auto [it, fresh] = collectives_.try_emplace({c.key, seq});
@@ -356,6 +357,7 @@ class Engine {
     const std::size_t p = c.members->size();
     if (fresh) {
       col.kind = kind;
+      col.nonblocking = nonblocking;
       col.root = root;
       col.arrive.assign(p, 0);
       col.members.assign(p, {0, 0});
@@ -365,7 +367,8 @@ class Engine {
     col.members[c.index] = {rank, req};
     col.bytes = std::max(col.bytes, bytes);
     if (++col.arrived < p) return;
-    const auto ends = collective_end_times(col.kind, col.arrive, col.root, col.bytes, p_);
+    const auto ends =
+        collective_end_times(col.kind, col.arrive, col.root, col.bytes, p_, col.nonblocking);
     const std::vector<Time>& solo = solo_ends(col, p);
     for (std::size_t i = 0; i < p; ++i)
       complete(col.members[i].first, col.members[i].second, ends[i], solo[i]);
@@ -377,11 +380,13 @@ class Engine {
   // collective with the same shape, so the last one is kept.
   const std::vector<Time>& solo_ends(const Collective& col, std::size_t p) {
     SoloEnds& c = solo_;
-    if (c.valid && c.kind == col.kind && c.root == col.root && c.bytes == col.bytes && c.p == p)
+    if (c.valid && c.kind == col.kind && c.nonblocking == col.nonblocking && c.root == col.root &&
+        c.bytes == col.bytes && c.p == p)
       return c.ends;
     c.zeros.assign(p, 0);
-    c.ends = collective_end_times(col.kind, c.zeros, col.root, col.bytes, p_);
+    c.ends = collective_end_times(col.kind, c.zeros, col.root, col.bytes, p_, col.nonblocking);
     c.kind = col.kind;
+    c.nonblocking = col.nonblocking;
     c.root = col.root;
     c.bytes = col.bytes;
     c.p = p;
@@ -500,7 +505,7 @@ class Engine {
         const Slot req = internal(s);
         const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
         const std::size_t p = c->members->size();
-        arrive(rank, *c, kind, static_cast<std::size_t>(a.scalar(Role::root)),
+        arrive(rank, *c, kind, false, static_cast<std::size_t>(a.scalar(Role::root)),
                cls.op == Op::coll ? coll_bytes(kind, mb, p) : 0, req, s.start);
         s.keys.push_back(req);
         s.coll_cost = true;
@@ -509,7 +514,7 @@ class Engine {
       case Op::icoll: {
         const Slot req = s.requests.add(own());  // an event index: new on its thread
         const std::size_t p = c->members->size();
-        arrive(rank, *c, cls.coll, static_cast<std::size_t>(a.scalar(Role::root)),
+        arrive(rank, *c, cls.coll, true, static_cast<std::size_t>(a.scalar(Role::root)),
                coll_bytes(cls.coll, mb, p), req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
@@ -637,6 +642,7 @@ class Engine {
   struct SoloEnds {
     bool valid = false;
     CollKind kind = CollKind::barrier;
+    bool nonblocking = false;
     std::size_t root = 0, p = 0;
     std::uint64_t bytes = 0;
     std::vector<Time> zeros, ends;
