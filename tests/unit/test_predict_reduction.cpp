@@ -142,6 +142,28 @@ TEST(PredictReduction, NonblockingReductionCombinesAtItsOwnGamma) {
 
 class PredictFitReduction : public TempDirTest {};
 
+using Calls = std::vector<std::pair<Event, std::uint64_t>>;  // (event, start)
+
+// The trace of AReduceGivesGammaOnceABcastGaveG: an 8 B pair, a Bcast and a Reduce of 300001
+// B, then each rank's `more` calls and MPI_Finalize at 2'000'000.
+void write_bcast_reduce(const TraceDir& d, const Calls& more0, const Calls& more1) {
+  Calls r0{{timed(call(fn::Init), 500), 1'000'000},
+           {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
+           {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
+           {timed(coll(fn::Bcast, 300001), 77200), 1'030'000},
+           {timed(coll(fn::Reduce, 300001), 228301), 1'200'000}};
+  Calls r1{{timed(call(fn::Init), 500), 1'000'000},
+           {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
+           {timed(coll(fn::Bcast, 0), 78300), 1'030'000},
+           {timed(coll(fn::Reduce, 300001), 77200), 1'200'000}};
+  r0.insert(r0.end(), more0.begin(), more0.end());
+  r1.insert(r1.end(), more1.begin(), more1.end());
+  r0.push_back({timed(call(fn::Finalize), 100), 2'000'000});
+  r1.push_back({timed(call(fn::Finalize), 100), 2'000'000});
+  write_rank(d, 0, std::move(r0));
+  write_rank(d, 1, std::move(r1));
+}
+
 TEST_F(PredictFitReduction, AnIallreduceGivesTheNonblockingGamma) {
   // The trace of AReduceGivesGammaOnceABcastGaveG (L 1000, o 100, G 0.25 above S, gamma 0.5
   // from the Reduce) and then an Iallreduce of 300001 B started by both ranks at 1'500'000
@@ -154,25 +176,11 @@ TEST_F(PredictFitReduction, AnIallreduceGivesTheNonblockingGamma) {
   Event w0 = call(fn::Wait), w1 = call(fn::Wait);
   role_arg(w0, Role::request_inout).requests = {{false, 0, 5}};  // rank 0's event 5
   role_arg(w1, Role::request_inout).requests = {{false, 0, 4}};  // rank 1's event 4
-  role_arg(w0, Role::status_out).statuses = {{}};  // MPI_STATUS_IGNORE's empty record
+  role_arg(w0, Role::status_out).statuses = {{}};                // MPI_STATUS_IGNORE's empty record
   role_arg(w1, Role::status_out).statuses = {{}};
-  write_rank(d, 0,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
-              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Bcast, 300001), 77200), 1'030'000},
-              {timed(coll(fn::Reduce, 300001), 228301), 1'200'000},
-              {timed(coll(fn::Iallreduce, 300001), 100), 1'500'000},
-              {timed(w0, 111'500), 1'500'100},
-              {timed(call(fn::Finalize), 100), 2'000'000}});
-  write_rank(d, 1,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {timed(coll(fn::Bcast, 0), 78300), 1'030'000},
-              {timed(coll(fn::Reduce, 300001), 77200), 1'200'000},
-              {timed(coll(fn::Iallreduce, 300001), 100), 1'500'000},
-              {timed(w1, 111'000), 1'500'100},
-              {timed(call(fn::Finalize), 100), 2'000'000}});
+  write_bcast_reduce(
+      d, {{timed(coll(fn::Iallreduce, 300001), 100), 1'500'000}, {timed(w0, 111'500), 1'500'100}},
+      {{timed(coll(fn::Iallreduce, 300001), 100), 1'500'000}, {timed(w1, 111'000), 1'500'100}});
   const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_EQ(f.reduction_samples, 1u);
   EXPECT_NEAR(f.params.gamma, 0.5, 1e-4);
@@ -196,19 +204,7 @@ TEST_F(PredictFitReduction, AReduceGivesGammaOnceABcastGaveG) {
   // 78300 + 300001 gamma after the arrival: recorded 228301, gamma 0.5. Without the Bcast the
   // Reduce alone would give G (gamma 0).
   const TraceDir d(dir_);
-  write_rank(d, 0,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
-              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Bcast, 300001), 77200), 1'030'000},
-              {timed(coll(fn::Reduce, 300001), 228301), 1'200'000},
-              {timed(call(fn::Finalize), 100), 1'500'000}});
-  write_rank(d, 1,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {timed(coll(fn::Bcast, 0), 78300), 1'030'000},
-              {timed(coll(fn::Reduce, 300001), 77200), 1'200'000},
-              {timed(call(fn::Finalize), 100), 1'500'000}});
+  write_bcast_reduce(d, {}, {});
   const predict::FitReport f = predict::fit_params(d, save_capture(d));
   EXPECT_DOUBLE_EQ(f.params.L, 1000);
   EXPECT_EQ(f.collective_samples, 1u);

@@ -443,25 +443,24 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   }
   // Rendezvous sizes below the smallest class measured move like it, not like eager ones.
   if (!p.G_classes.empty()) p.G_classes.front().from = p.S + 1;
-  // gamma: the median over the reductions above S, with G known from the rest.
-  std::vector<double> gammas;
-  if (separable)
-    for (const CollSample* cs : reductions)
-      if (const auto g =
-              collective_gamma(cs->kind, cs->start, cs->root, cs->bytes, p, last_end(*cs)))
-        gammas.push_back(*g);
+  // gamma: the median over the reductions above S, with G known from the rest; the
+  // nonblocking reductions' own likewise (unset without any: they take gamma).
+  const auto gammas_of = [&](const std::vector<const CollSample*>& samples) {
+    std::vector<double> out;
+    if (separable)
+      for (const CollSample* cs : samples)
+        if (const auto g =
+                collective_gamma(cs->kind, cs->start, cs->root, cs->bytes, p, last_end(*cs)))
+          out.push_back(*g);
+    return out;
+  };
+  const std::vector<double> gammas = gammas_of(reductions);
   f.reduction_samples = gammas.size();
   p.gamma = median(gammas);
   if (gammas.empty())
     f.notes += reductions.empty() ? "gamma: no reduction above S, 0; "
                                   : "gamma: no G measured apart from the reductions, 0; ";
-  // The nonblocking reductions' own gamma, likewise (unset without any: they take gamma).
-  std::vector<double> nb_gammas;
-  if (separable)
-    for (const CollSample* cs : nonblocking_reductions)
-      if (const auto g =
-              collective_gamma(cs->kind, cs->start, cs->root, cs->bytes, p, last_end(*cs)))
-        nb_gammas.push_back(*g);
+  const std::vector<double> nb_gammas = gammas_of(nonblocking_reductions);
   f.nonblocking_reduction_samples = nb_gammas.size();
   if (!nb_gammas.empty()) p.gamma_nonblocking = median(nb_gammas);
   f.notes += "g: 0, S: default (not fitted)";
