@@ -392,9 +392,10 @@ Subcommand add_predict(CLI::App& parent) {
                   "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "
                   "fitted from the capture");
   app->add_option("--fit-events", o->fit_events,
-                  "events of each rank the parameter fit reads: a number, or all (its memory "
-                  "then grows with the messages in the trace); default: the first 50000 of "
-                  "each rank, 1 M in all, at least 1000 a rank");
+                  "events of each rank the parameter fit takes send/receive pairs from: a "
+                  "number, or all (its memory then grows with the messages in the trace); "
+                  "default: the first 50000 of each rank, 1 M in all, at least 1000 a rank "
+                  "(sends' durations and collectives come from the whole trace)");
   app->add_option("--infer", o->infer,
                   "compute of ranks without a profile: aligned (the lowest replayed rank's "
                   "replayed segments where the calls line up and the work matches, else ratio) "

@@ -117,6 +117,27 @@ inline std::size_t max_irecvs_per_rank(std::uint32_t nprocs) {
   return std::max<std::size_t>(64, 16384 / std::max<std::uint32_t>(nprocs, 1));
 }
 
+// Every `stride`-th of the values offered, at most kCap kept: when full, every other one is
+// dropped and the stride doubles, so what is kept stays spread evenly over the whole run.
+class EvenSample {
+ public:
+  static constexpr std::size_t kCap = 65536;
+  void offer(double v) {
+    if (offered_++ % stride_ != 0) return;
+    kept_.push_back(v);
+    if (kept_.size() < kCap) return;
+    for (std::size_t k = 0; 2 * k < kept_.size(); ++k) kept_[k] = kept_[2 * k];
+    kept_.resize(kCap / 2);
+    stride_ *= 2;
+  }
+  const std::vector<double>& kept() const { return kept_; }
+  std::uint64_t offered() const { return offered_; }
+
+ private:
+  std::vector<double> kept_;
+  std::uint64_t offered_ = 0, stride_ = 1;
+};
+
 std::int64_t last_end(const CollSample& cs) {
   return *std::max_element(cs.end.begin(), cs.end.end());
 }
@@ -130,7 +151,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uint64_t per_rank) {
   FitReport f;
   f.params.source = "fit from " + capture.root().string();
-  std::vector<double> small_sends;
+  EvenSample small_sends;
   std::map<std::uint64_t, std::pair<std::uint64_t, double>> fastest;  // size class -> (bytes, ns)
   std::map<Envelope, std::deque<SendSample>> sends;
   std::map<Envelope, std::deque<RecvSample>> recvs;
@@ -151,7 +172,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
     RankContext ctx(r, manifest.nprocs);
     Event ev;
     std::uint64_t i = 0;
-    for (; i < per_rank && reader.next(ev); ++i) {
+    for (; reader.next(ev); ++i) {
+      // Sends' durations and collectives over the whole trace (their memory is bounded);
+      // pairs, which queue every message until its peer's rank is read, from the first
+      // `per_rank` events only.
+      const bool pairing = i < per_rank;
       const CallClass& c = classify(ev.function);
       // Pairs compare two ranks' moments: uncorrected times, since what a receive waited for
       // is the sender's wall clock, the capture's work on either side included.
@@ -161,10 +186,12 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // Peers as world ranks; the communicator's id is the same on every rank of an SPMD
       // program, which is what the pairing below assumes.
       // (Looked up only for the calls measured below: most of a trace is waits and polls.)
+      // (Beyond the first `per_rank` events a send's peer is not looked up: no pair.)
       const bool measured =
           ev.rc == 0 &&
-          (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv || c.op == Op::recv ||
-           c.op == Op::coll || c.op == Op::icoll || (c.op == Op::irecv && followed < max_irecvs));
+          (c.op == Op::coll || c.op == Op::icoll ||
+           (pairing && (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv ||
+                        c.op == Op::recv || (c.op == Op::irecv && followed < max_irecvs))));
       const std::uint64_t comm_id =
           measured ? static_cast<std::uint64_t>(scalar_of(ev, Role::comm)) : 0;
       const CommInfo* comm = measured ? ctx.comm(comm_id) : nullptr;
@@ -177,7 +204,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
           scalar_of(ev, Role::peer) != MPI_PROC_NULL) {
         const std::uint64_t n = message_bytes(ctx, ev).sent;
         const double d = static_cast<double>(ev.end_ns - ev.start_ns);
-        if (n <= 1024) small_sends.push_back(d);
+        if (n <= 1024) small_sends.offer(d);
         auto [it, fresh] = fastest.try_emplace(std::bit_width(n), n, d);
         if (!fresh && d < it->second.second) it->second = {n, d};
         const std::int64_t dst = world_of(scalar_of(ev, Role::peer));
@@ -289,12 +316,12 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       ctx.observe(ev);
     }
     f.events_read += i;
-    if (i == per_rank && reader.next(ev)) ++f.ranks_cut;
+    if (i > per_rank) ++f.ranks_cut;
   }
   f.events_per_rank = per_rank;
   LogGPSParams& p = f.params;
-  f.send_samples = small_sends.size();
-  if (!small_sends.empty()) p.o = median(small_sends);
+  f.send_samples = small_sends.offered();
+  if (f.send_samples != 0) p.o = median(small_sends.kept());
   // G: least squares over the fastest send of each size class (eager sizes only).
   std::vector<std::pair<double, double>> pts;
   for (const auto& [cls, v] : fastest)
@@ -313,14 +340,14 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
     if (den > 0) p.G = std::max(0.0, (k * sxy - sx * sy) / den);
     // Without small sends (a halo exchange's rows and columns), o is where the send
     // durations' line meets size 0.
-    if (small_sends.empty() && den > 0) {
+    if (f.send_samples == 0 && den > 0) {
       p.o = std::max(0.0, (sy - p.G * sx) / k);
       f.notes += "o: no small sends, the intercept of the sizes' line; ";
     }
   } else {
     f.notes += "G: fewer than two send sizes, default; ";
   }
-  if (small_sends.empty() && pts.size() < 2) f.notes += "o: no small sends, default; ";
+  if (f.send_samples == 0 && pts.size() < 2) f.notes += "o: no small sends, default; ";
   // L: eager pairs matched in order per (source, destination, tag, communicator id). Pairs
   // above S (rendezvous) give each size class its own G once L is known.
   // One sample per completing call: its receives' tightest (a Waitall ends when its last
@@ -506,8 +533,8 @@ std::string describe(const FitReport& f) {
           : fmt::format("; nonblocking reductions' gamma {:.4f} ns/B from {}",
                         f.params.gamma_for(true), f.nonblocking_reduction_samples),
       f.events_read,
-      f.ranks_cut == 0 ? std::string("every rank's whole trace")
-                       : fmt::format("the first {} of each rank; {} rank{} had more",
+      f.ranks_cut == 0 ? std::string("all of them for pairs")
+                       : fmt::format("pairs from the first {} of each rank; {} rank{} had more",
                                      f.events_per_rank, f.ranks_cut, f.ranks_cut == 1 ? "" : "s"),
       f.warnings.empty() ? "" : "; warning: " + f.warnings);
 }
