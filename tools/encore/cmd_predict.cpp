@@ -281,7 +281,8 @@ int predict_main(const PredictOptions& o) {
   doc["engine"] = {{"events", stats.events},
                    {"messages", stats.messages},
                    {"collectives", stats.collectives},
-                   {"max_in_flight", stats.max_in_flight}};
+                   {"max_in_flight", stats.max_in_flight},
+                   {"polls_released", stats.polls_released}};
   if (o.model == "logged") doc["engine"]["released"] = released;
   if (!o.out.empty()) doc["output"] = o.out;
   try {
