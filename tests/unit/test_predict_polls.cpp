@@ -1,7 +1,7 @@
 // A polling loop of MPI_Test in the loggps model: its failed polls wait until the model knows
 // when their request completes, and those after that cost nothing, so the loop ends when the
 // model's request does, not after the recording's number of polls; a loop that feeds its own
-// request's peer is released with the recorded durations.
+// request's peer is released with the recorded durations. (L 1000, o 100, G 1, S 1000.)
 #include "predict_events.hpp"
 #include <gtest/gtest.h>
 
@@ -11,15 +11,6 @@ namespace encore {
 namespace {
 
 using namespace encore::testing;
-
-predict::LogGPSParams params() {
-  predict::LogGPSParams p;
-  p.L = 1000;
-  p.o = 100;
-  p.G = 1;
-  p.S = 1000;
-  return p;
-}
 
 // MPI_Test of the request made by event `request_event`, `dur` ns long as recorded.
 Event test_of(std::uint64_t request_event, bool flag, std::uint64_t dur) {
@@ -41,7 +32,7 @@ TEST(PredictPolls, FailedTestsAfterTheRequestCompletedCostNothing) {
   r0.push_back({test_of(0, true, 50)});
   auto f = feeds({r0, {{send(fn::Send, 0, 0, 8), 1500}}});
   KeepSink s;
-  const predict::EngineStats st = predict::run_loggps(f, params(), s);
+  const predict::EngineStats st = predict::run_loggps(f, round_params(), s);
   const std::vector<std::int64_t> ends{100, 1100, 2100, 3100, 3100, 3100, 3100, 3100};
   ASSERT_EQ(s.calls[0].size(), ends.size());
   for (std::size_t k = 0; k < ends.size(); ++k) EXPECT_EQ(s.calls[0][k].end, ends[k]) << k;
@@ -61,7 +52,7 @@ TEST(PredictPolls, ALoopThatFeedsItsPeerIsReleasedAsRecorded) {
                    {test_of(0, true, 50)}},
                   {{recv(fn::Recv, 0, 5, 0, 8)}, {send(fn::Send, 0, 0, 8)}}});
   KeepSink s;
-  const predict::EngineStats st = predict::run_loggps(f, params(), s);
+  const predict::EngineStats st = predict::run_loggps(f, round_params(), s);
   EXPECT_EQ(s.calls[0][1].end, 1100);
   EXPECT_EQ(s.calls[1][0].end, 2307);
   EXPECT_EQ(s.calls[0][3].end, 3514);
