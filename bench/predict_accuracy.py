@@ -86,11 +86,15 @@ steal; niced work is shown but yields) and waits up to --quiet-wait s for the ma
 quiet; a row's `noisy k/n` counts its runs where some input was taken without waiting it out.
 Rows print the median, [min .. max] and the middle half (25th .. 75th percentile).
 Parts that need what this machine or build lacks say so and are skipped.
+With --baseline OLD_BUILD, that build's `encore predict` also predicts from the same recordings
+and replays against the same plain runs: the `base ...` rows (model, replayed, one rank,
+together and slower loggps), so a change to the model is seen without the runs' noise between
+two invocations.
 With --self-only, only the recordings and the `self` rows (no plain runs, no replays): the
 models' own error, which a loaded machine hardly moves.
 Usage: bench/predict_accuracy.py --build build [--runs 5] [--examples halo2d,ring]
        [--period-us 20000] [--slow-real dilate|quota|both] [--args 'halo2d=512 200;ring=...']
-       [--self-only] [--record-args '--zstd-level 0']"""
+       [--self-only] [--record-args '--zstd-level 0'] [--baseline OLD_BUILD]"""
 import argparse
 import json
 import os
@@ -333,6 +337,7 @@ def main():
                     "out, since it yields to the timed runs)")
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
+    ap.add_argument("--baseline", help="another build whose predict gives the `base` rows")
     a = ap.parse_args()
     QUOTA[:] = [a.period_us // 2, a.period_us]
     if QUOTA[0] < MIN_CFS_US:
@@ -342,6 +347,7 @@ def main():
     record_args = a.record_args.split()
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
+    base = pathlib.Path(a.baseline).resolve() / "tools/encore/encore" if a.baseline else None
     probe = build / "bench/libbench_span_probe.so"
     slow_probe = build / "bench/libbench_slow_probe.so"
     call_probe = build / "bench/libbench_call_probe.so"
@@ -371,7 +377,11 @@ def main():
                                    "slower kept loggps", "slower all loggps",
                                    "slower quota loggps", "slower quota kept loggps",
                                    "slower quota all loggps", "model nopayload loggps",
-                                   "model nopayload logged")}
+                                   "model nopayload logged",
+                                   *([] if base is None else
+                                     [f"base {r} loggps" for r in (
+                                         "model", "replayed", "one rank", "one rank r1",
+                                         "together", "slower", "slower all")]))}
             ratio = {k: [] for k in ("compute x", "replayed compute x", "replayed vs plain x",
                                      "inferred compute x",
                                      "quota factor", "replay factor")}
@@ -387,6 +397,12 @@ def main():
                 def add(row, value, *keys):
                     err[row].append(value)
                     noisy[row] += not all(quiet[k] for k in keys)
+
+                def add_base(row, real, trace, profiles, *keys):
+                    """The baseline build's loggps prediction of the same inputs."""
+                    if base is not None:
+                        add(f"base {row} loggps", error(predict(base, trace, "loggps", profiles),
+                                                        real), *keys)
 
                 def plain_now(key):
                     timed(key)
@@ -405,6 +421,8 @@ def main():
                     spans[model] = pred
                     if plain is not None:
                         add(f"model {model}", 100 * (pred - plain) / plain, "plain", "record")
+                        if model == "loggps":
+                            add_base("model", plain, trace, (), "plain", "record")
                     if model != "seed":  # the seed gives the recording back by construction
                         add(f"self {model}", 100 * (pred - rec) / rec, "record")
                 add("self vs logged", error(spans["loggps"], spans["logged"]), "record")
@@ -437,6 +455,7 @@ def main():
                     for model in ("loggps", "logged"):
                         add(f"replayed {model}",
                             100 * (predict(tool, trace, model, profiles) - plain) / plain, *both)
+                    add_base("replayed", plain, trace, profiles, *both)
                     doc = predict_doc(tool, trace, "loggps", profiles)
                     if i == 0:
                         growth = segment_growth(tool, trace, profiles[0])
@@ -453,6 +472,8 @@ def main():
                     r1 = ("record", "plain replayed", "replay1")
                     add("one rank r1 loggps",
                         error(predict(tool, trace, "loggps", profiles[1:]), plain), *r1)
+                    add_base("one rank", plain, trace, profiles[:1], *r0)
+                    add_base("one rank r1", plain, trace, profiles[1:], *r1)
                     for infer in ("ratio", "aligned"):  # whichever the default is
                         for src, keys, row in ((0, r0, "one rank"), (1, r1, "one rank r1")):
                             pd = json.loads(run([tool, "predict", trace, "--json", "--infer", infer,
@@ -467,6 +488,8 @@ def main():
                         add(f"together {model}",
                             100 * (predict(tool, trace, model, together) - plain) / plain,
                             "record", "plain together", "together")
+                    add_base("together", plain, trace, together, "record", "plain together",
+                             "together")
                 if with_cgroup:
                     slow_factor = quota_factor()
                     ratio["quota factor"].append(slow_factor)
@@ -505,6 +528,10 @@ def main():
                         add(f"{row} loggps", error(slow_pred, slow_plain), *inputs)
                         add(f"{row} all loggps", error(all_pred, slow_plain), *inputs,
                             "slow replay1")
+                        if real == "dilate":
+                            add_base("slower", slow_plain, trace, [slow], *inputs)
+                            add_base("slower all", slow_plain, trace, [slow, slow1], *inputs,
+                                     "slow replay1")
                         if kept_pred is not None:
                             add(f"{row} kept loggps", error(kept_pred, slow_plain), *inputs)
                     cleanup_cgroups()

@@ -1,5 +1,6 @@
-// The fit's sample: how many events of each rank it reads (fit_events_per_rank), that it
-// stops there, and that sends interleaving envelopes still pair with their own receives.
+// The fit's sample: how many events of each rank give pairs (fit_events_per_rank), that sends
+// count over the whole trace, thinned evenly, and that sends interleaving envelopes still pair
+// with their own receives.
 #include "predict_capture.hpp"
 #include "predict_events.hpp"
 #include "temp_dir_test.hpp"
@@ -28,10 +29,11 @@ TEST(PredictFitSample, EventsPerRankShareABoundedTotal) {
 
 class PredictFitSampleTrace : public TempDirTest {};
 
-TEST_F(PredictFitSampleTrace, ReadsOnlyTheFirstEventsOfEachRank) {
-  // Rank 0: Init, two small sends of 100 ns, then two of 900 ns. The first three events give
-  // o = 100; all five give the median of {100, 100, 900, 900}: of an even count, the mean of
-  // the middle two, 500 (the upper one, 900, before the fit's median took the mean).
+TEST_F(PredictFitSampleTrace, SendsFromTheWholeTracePairsFromTheFirstEvents) {
+  // Rank 0: Init, two small sends of 100 ns, then two of 900 ns; rank 1 waits for each. Pairs
+  // come from the first three events of each rank (two of four pairs); o from every send: the
+  // median of {100, 100, 900, 900}, of an even count the mean of the middle two, 500 (before
+  // sends beyond the first events counted, the first three events gave o = 100).
   const TraceDir d(dir_);
   write_rank(d, 0,
              {{timed(call(fn::Init), 500), 1'000'000},
@@ -39,14 +41,45 @@ TEST_F(PredictFitSampleTrace, ReadsOnlyTheFirstEventsOfEachRank) {
               {timed(send(fn::Send, 1, 0, 8), 100), 1'020'000},
               {timed(send(fn::Send, 1, 0, 8), 900), 1'030'000},
               {timed(send(fn::Send, 1, 0, 8), 900), 1'040'000}});
-  write_rank(d, 1, {{timed(call(fn::Init), 500), 1'000'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 2000), 1'009'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 2000), 1'019'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 2000), 1'029'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 2000), 1'039'000}});
   const Manifest m = save_capture(d);
   const predict::FitReport head = predict::fit_params(d, m, 3);
-  EXPECT_DOUBLE_EQ(head.params.o, 100);
-  EXPECT_EQ(head.send_samples, 2u);
+  EXPECT_DOUBLE_EQ(head.params.o, 500);
+  EXPECT_EQ(head.send_samples, 4u);
+  EXPECT_EQ(head.pairs, 2u);
+  EXPECT_EQ(head.events_read, 10u);
+  EXPECT_EQ(head.ranks_cut, 2u);
+  EXPECT_NE(predict::describe(head).find(
+                "read 10 events (pairs from the first 3 of each rank; 2 ranks had more)"),
+            std::string::npos)
+      << predict::describe(head);
   const predict::FitReport all = predict::fit_params(d, m);
   EXPECT_DOUBLE_EQ(all.params.o, 500);
-  EXPECT_EQ(all.send_samples, 4u);
+  EXPECT_EQ(all.pairs, 4u);
+  EXPECT_EQ(all.ranks_cut, 0u);
+  EXPECT_NE(predict::describe(all).find("read 10 events (all of them for pairs)"),
+            std::string::npos);
+}
+
+TEST_F(PredictFitSampleTrace, SendDurationsAreThinnedEvenlyOverTheRun) {
+  // 50000 small sends of 100 ns, then 50000 of 300 ns: more than the 65536 durations kept, so
+  // every other one is dropped once that many were kept and every second one kept after;
+  // both halves keep 25000, and the median is the mean of 100 and 300. Keeping the first
+  // 65536 would give 100.
+  const TraceDir d(dir_);
+  std::vector<std::pair<Event, std::uint64_t>> calls{{timed(call(fn::Init), 500), 1'000'000}};
+  for (std::uint64_t k = 0; k < 100'000; ++k)
+    calls.push_back({timed(send(fn::Send, 1, 0, 8), k < 50'000 ? 100 : 300), 1'001'000 + k * 1000});
+  write_rank(d, 0, std::move(calls));
+  write_rank(d, 1, {{timed(call(fn::Init), 500), 1'000'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_EQ(f.send_samples, 100'000u);
+  EXPECT_DOUBLE_EQ(f.params.o, 200);
 }
 
 TEST_F(PredictFitSampleTrace, InterleavedEnvelopesPairWithTheirOwnReceives) {

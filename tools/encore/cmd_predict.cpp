@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +37,7 @@ struct PredictOptions {
   std::string params;
   std::string infer = "aligned";
   std::string stall_time = "auto";
+  std::string fit_events;  // per rank, or "all"; default fit_events_per_rank
   bool json = false;
 };
 
@@ -172,7 +175,17 @@ int predict_main(const PredictOptions& o) {
       throw ExitError(kExitUsage, e.what());
     }
   } else {
-    fit = predict::fit_params(t.dir, t.manifest);
+    std::uint64_t per_rank = predict::fit_events_per_rank(n);
+    if (o.fit_events == "all") {
+      per_rank = std::numeric_limits<std::uint64_t>::max();
+    } else if (!o.fit_events.empty()) {
+      const char* end = o.fit_events.data() + o.fit_events.size();
+      const auto [at, ec] = std::from_chars(o.fit_events.data(), end, per_rank);
+      if (ec != std::errc() || at != end || per_rank == 0)
+        throw ExitError(kExitUsage, "--fit-events: expected a positive number or all, got '" +
+                                        o.fit_events + "'");
+    }
+    fit = predict::fit_params(t.dir, t.manifest, per_rank);
     params = fit->params;
   }
 
@@ -268,7 +281,8 @@ int predict_main(const PredictOptions& o) {
   doc["engine"] = {{"events", stats.events},
                    {"messages", stats.messages},
                    {"collectives", stats.collectives},
-                   {"max_in_flight", stats.max_in_flight}};
+                   {"max_in_flight", stats.max_in_flight},
+                   {"polls_released", stats.polls_released}};
   if (o.model == "logged") doc["engine"]["released"] = released;
   if (!o.out.empty()) doc["output"] = o.out;
   try {
@@ -286,8 +300,12 @@ int predict_main(const PredictOptions& o) {
     fmt::print("prediction of {} ({} ranks), model {}\n", o.trace, n, o.model);
     fmt::print(
         "  parameters: L {:.0f} ns, o {:.0f} ns, g {:.0f} ns, G {:.4f} ns/B, S {} B, gamma {:.4f} "
-        "ns/B ({})\n",
-        params.L, params.o, params.g, params.G, params.S, params.gamma, params.source);
+        "ns/B{} ({})\n",
+        params.L, params.o, params.g, params.G, params.S, params.gamma,
+        params.gamma_nonblocking
+            ? fmt::format(" (nonblocking {:.4f} ns/B)", *params.gamma_nonblocking)
+            : std::string(),
+        params.source);
     if (fit) fmt::print("  fit: {}\n", predict::describe(*fit));
     std::string measured, inferred;
     for (std::uint32_t r = 0; r < n; ++r)
@@ -374,6 +392,11 @@ Subcommand add_predict(CLI::App& parent) {
   app->add_option("--params", o->params,
                   "LogGPS parameters as JSON {L, o, g, G, S} (ns, ns/byte, bytes); default: "
                   "fitted from the capture");
+  app->add_option("--fit-events", o->fit_events,
+                  "events of each rank the parameter fit takes send/receive pairs from: a "
+                  "number, or all (its memory then grows with the messages in the trace); "
+                  "default: the first 50000 of each rank, 1 M in all, at least 1000 a rank "
+                  "(sends' durations and collectives come from the whole trace)");
   app->add_option("--infer", o->infer,
                   "compute of ranks without a profile: aligned (the lowest replayed rank's "
                   "replayed segments where the calls line up and the work matches, else ratio) "

@@ -10,6 +10,7 @@ using Times = std::vector<std::int64_t>;
 
 struct Net {
   const LogGPSParams& p;
+  bool nonblocking = false;           // combines at the nonblocking reductions' gamma
   mutable std::uint64_t largest = 0;  // the largest message sent (what a fitted G is for)
   std::int64_t o() const { return p.overhead_ns(); }
   std::int64_t send_cost(std::uint64_t n) const {
@@ -20,7 +21,8 @@ struct Net {
   // receiver then combines the bytes into its buffer.
   std::int64_t recv_done(std::int64_t tr, std::int64_t ts, std::uint64_t n,
                          bool combine = false) const {
-    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o() + (combine ? p.reduce_ns(n) : 0);
+    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o() +
+           (combine ? p.reduce_ns(n, nonblocking) : 0);
   }
   struct Ends {
     std::int64_t send, recv;
@@ -32,7 +34,7 @@ struct Net {
   // receiver L + o after the sender. (A Reduce's non-root waited 50 ms for a late root in a
   // recording of the collectives example where the eager rule gave it 3 ms.)
   Ends message(std::int64_t ts, std::int64_t tr, std::uint64_t n, bool combine = false) const {
-    const std::int64_t extra = combine ? p.reduce_ns(n) : 0;
+    const std::int64_t extra = combine ? p.reduce_ns(n, nonblocking) : 0;
     if (!p.rendezvous(n)) return {ts + send_cost(n), recv_done(tr, ts, n, combine)};
     const std::int64_t L = p.latency_ns();
     const std::int64_t send = std::max(ts + o() + L, tr) + L + send_cost(n);
@@ -286,9 +288,9 @@ std::uint64_t collective_block(CollKind kind, std::uint64_t sent, std::uint64_t 
 
 std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const std::int64_t> arrive,
                                                std::size_t root, std::uint64_t bytes,
-                                               const LogGPSParams& params) {
+                                               const LogGPSParams& params, bool nonblocking) {
   Times t(arrive.begin(), arrive.end());
-  run(kind, t, root, bytes, Net{params});
+  run(kind, t, root, bytes, Net{params, nonblocking});
   return t;
 }
 

@@ -79,13 +79,21 @@ inline constexpr RecvSample kUnfinished{std::numeric_limits<std::int64_t>::max()
 std::uint64_t request_key(std::uint64_t thread, std::uint64_t index) {
   return (thread << 48) ^ index;
 }
-// One blocking collective as its members recorded it (uncorrected times).
+// One collective as its members recorded it (uncorrected times). A nonblocking one (Iallreduce
+// ...) starts at its call and ends with the Wait* or Test* that completed it.
 struct CollSample {
   CollKind kind;
+  bool nonblocking;
   std::size_t root;
   std::uint64_t bytes;
   std::vector<std::int64_t> start, end;
   std::size_t seen = 0;
+};
+using CollKey = std::pair<std::uint64_t, std::uint64_t>;  // (comm id, sequence)
+// A nonblocking collective a rank started and has not completed: its sample, its place in it.
+struct PendingColl {
+  CollKey key;
+  std::size_t me;
 };
 // A collective's per-rank block (collective_block) from the recorded hashes and payloads when
 // the event has them, else from its counts and types.
@@ -109,6 +117,27 @@ inline std::size_t max_irecvs_per_rank(std::uint32_t nprocs) {
   return std::max<std::size_t>(64, 16384 / std::max<std::uint32_t>(nprocs, 1));
 }
 
+// Every `stride`-th of the values offered, at most kCap kept: when full, every other one is
+// dropped and the stride doubles, so what is kept stays spread evenly over the whole run.
+class EvenSample {
+ public:
+  static constexpr std::size_t kCap = 65536;
+  void offer(double v) {
+    if (offered_++ % stride_ != 0) return;
+    kept_.push_back(v);
+    if (kept_.size() < kCap) return;
+    for (std::size_t k = 0; 2 * k < kept_.size(); ++k) kept_[k] = kept_[2 * k];
+    kept_.resize(kCap / 2);
+    stride_ *= 2;
+  }
+  const std::vector<double>& kept() const { return kept_; }
+  std::uint64_t offered() const { return offered_; }
+
+ private:
+  std::vector<double> kept_;
+  std::uint64_t offered_ = 0, stride_ = 1;
+};
+
 std::int64_t last_end(const CollSample& cs) {
   return *std::max_element(cs.end.begin(), cs.end.end());
 }
@@ -122,25 +151,32 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uint64_t per_rank) {
   FitReport f;
   f.params.source = "fit from " + capture.root().string();
-  std::vector<double> small_sends;
+  EvenSample small_sends;
   std::map<std::uint64_t, std::pair<std::uint64_t, double>> fastest;  // size class -> (bytes, ns)
   std::map<Envelope, std::deque<SendSample>> sends;
   std::map<Envelope, std::deque<RecvSample>> recvs;
-  std::map<std::pair<std::uint64_t, std::uint64_t>, CollSample> colls;  // (comm id, sequence)
+  std::map<CollKey, CollSample> colls;
   // The last send's queue: a rank's sends mostly repeat their envelope (map nodes stay put).
   std::pair<Envelope, std::deque<SendSample>*> last_sends{};
   std::uint64_t groups = 0;  // completing calls seen (RecvSample::group)
   const std::size_t max_irecvs = max_irecvs_per_rank(manifest.nprocs);
   const ClockOffsets clocks(manifest);
   for (std::uint32_t r = 0; r < manifest.nprocs; ++r) {
-    std::map<std::uint64_t, std::uint64_t> coll_seq;  // per communicator id
+    // Per communicator id, blocking and nonblocking collectives alike (as the engine counts).
+    std::map<std::uint64_t, std::uint64_t> coll_seq;
     std::unordered_map<std::uint64_t, PendingRecv> irecvs;
+    std::unordered_map<std::uint64_t, PendingColl> icolls;  // started, not yet completed
     std::int64_t polling_since = -1;  // the current run of unsuccessful Test* calls began
     std::size_t followed = 0;         // Irecvs followed on this rank
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
     Event ev;
-    for (std::uint64_t i = 0; i < per_rank && reader.next(ev); ++i) {
+    std::uint64_t i = 0;
+    for (; reader.next(ev); ++i) {
+      // Sends' durations and collectives over the whole trace (their memory is bounded);
+      // pairs, which queue every message until its peer's rank is read, from the first
+      // `per_rank` events only.
+      const bool pairing = i < per_rank;
       const CallClass& c = classify(ev.function);
       // Pairs compare two ranks' moments: uncorrected times, since what a receive waited for
       // is the sender's wall clock, the capture's work on either side included.
@@ -150,10 +186,12 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       // Peers as world ranks; the communicator's id is the same on every rank of an SPMD
       // program, which is what the pairing below assumes.
       // (Looked up only for the calls measured below: most of a trace is waits and polls.)
+      // (Beyond the first `per_rank` events a send's peer is not looked up: no pair.)
       const bool measured =
           ev.rc == 0 &&
-          (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv || c.op == Op::recv ||
-           c.op == Op::coll || (c.op == Op::irecv && followed < max_irecvs));
+          (c.op == Op::coll || c.op == Op::icoll ||
+           (pairing && (c.op == Op::send || c.op == Op::isend || c.op == Op::sendrecv ||
+                        c.op == Op::recv || (c.op == Op::irecv && followed < max_irecvs))));
       const std::uint64_t comm_id =
           measured ? static_cast<std::uint64_t>(scalar_of(ev, Role::comm)) : 0;
       const CommInfo* comm = measured ? ctx.comm(comm_id) : nullptr;
@@ -166,7 +204,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
           scalar_of(ev, Role::peer) != MPI_PROC_NULL) {
         const std::uint64_t n = message_bytes(ctx, ev).sent;
         const double d = static_cast<double>(ev.end_ns - ev.start_ns);
-        if (n <= 1024) small_sends.push_back(d);
+        if (n <= 1024) small_sends.offer(d);
         auto [it, fresh] = fastest.try_emplace(std::bit_width(n), n, d);
         if (!fresh && d < it->second.second) it->second = {n, d};
         const std::int64_t dst = world_of(scalar_of(ev, Role::peer));
@@ -200,7 +238,8 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
           pr.queue->push_back(kUnfinished);
         }
         irecvs[request_key(ev.thread, ev.index)] = pr;
-      } else if (ev.rc == 0 && (c.op == Op::wait || c.op == Op::test) && !irecvs.empty()) {
+      } else if (ev.rc == 0 && (c.op == Op::wait || c.op == Op::test) &&
+                 (!irecvs.empty() || !icolls.empty())) {
         // An Irecv completed here was waited for from this call's start, or from the first
         // poll of a Test* loop that had not found it yet.
         if (completes(c, ev)) {
@@ -208,6 +247,16 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
               c.op == Op::test && polling_since >= 0 ? polling_since : raw_start;
           const std::uint64_t group = groups++;
           for_each_completed(c, ev, [&](const RequestRef& ref, const StatusRecord* st) {
+            // A nonblocking collective ends here for this member.
+            if (const auto ic = icolls.find(request_key(ref.thread, ref.event));
+                ic != icolls.end()) {
+              if (const auto cs = colls.find(ic->second.key); cs != colls.end()) {
+                cs->second.end[ic->second.me] = raw_end;
+                ++cs->second.seen;
+              }
+              icolls.erase(ic);
+              return;
+            }
             const auto it = irecvs.find(request_key(ref.thread, ref.event));
             if (it == irecvs.end()) return;
             const PendingRecv pr = it->second;
@@ -232,35 +281,47 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
       } else {
         polling_since = -1;
       }
-      if (ev.rc == 0 && c.op == Op::coll && comm && comm->size() > 1 && comm->rank >= 0) {
+      if (ev.rc == 0 && (c.op == Op::coll || c.op == Op::icoll) && comm && comm->size() > 1 &&
+          comm->rank >= 0) {
         // Above S a collective's time is mostly its bytes: a sample of G where no
         // point-to-point rendezvous pair gives one (kept whatever its size until every
         // member was read, since a member may not know the size: a Bcast's receivers).
+        // A nonblocking one's end is its completing call's, below.
+        const bool nonblocking = c.op == Op::icoll;
         const std::size_t p = comm->members.size(), me = static_cast<std::size_t>(comm->rank);
-        auto it = colls.find({comm_id, coll_seq[comm_id]++});
+        const CollKey key{comm_id, coll_seq[comm_id]++};
+        auto it = colls.find(key);
         if (it == colls.end() && colls.size() < kMaxCollSamples) {
           const auto root =
               static_cast<std::size_t>(std::max<std::int64_t>(0, scalar_of(ev, Role::root)));
           it = colls
-                   .emplace(std::make_pair(comm_id, coll_seq[comm_id] - 1),
-                            CollSample{c.coll, root, 0, std::vector<std::int64_t>(p),
+                   .emplace(key,
+                            CollSample{c.coll, nonblocking, root, 0, std::vector<std::int64_t>(p),
                                        std::vector<std::int64_t>(p)})
                    .first;
         }
-        if (it != colls.end() && it->second.kind == c.coll && me < it->second.start.size()) {
+        if (it != colls.end() && it->second.kind == c.coll &&
+            it->second.nonblocking == nonblocking && me < it->second.start.size()) {
           CollSample& cs = it->second;
           cs.bytes = std::max(cs.bytes, collective_bytes(ctx, ev, c.coll, p));
           cs.start[me] = raw_start;
-          cs.end[me] = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
-          ++cs.seen;
+          if (nonblocking) {
+            icolls[request_key(ev.thread, ev.index)] = {key, me};
+          } else {
+            cs.end[me] = raw_end;
+            ++cs.seen;
+          }
         }
       }
       ctx.observe(ev);
     }
+    f.events_read += i;
+    if (i > per_rank) ++f.ranks_cut;
   }
+  f.events_per_rank = per_rank;
   LogGPSParams& p = f.params;
-  f.send_samples = small_sends.size();
-  if (!small_sends.empty()) p.o = median(small_sends);
+  f.send_samples = small_sends.offered();
+  if (f.send_samples != 0) p.o = median(small_sends.kept());
   // G: least squares over the fastest send of each size class (eager sizes only).
   std::vector<std::pair<double, double>> pts;
   for (const auto& [cls, v] : fastest)
@@ -279,14 +340,14 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
     if (den > 0) p.G = std::max(0.0, (k * sxy - sx * sy) / den);
     // Without small sends (a halo exchange's rows and columns), o is where the send
     // durations' line meets size 0.
-    if (small_sends.empty() && den > 0) {
+    if (f.send_samples == 0 && den > 0) {
       p.o = std::max(0.0, (sy - p.G * sx) / k);
       f.notes += "o: no small sends, the intercept of the sizes' line; ";
     }
   } else {
     f.notes += "G: fewer than two send sizes, default; ";
   }
-  if (small_sends.empty() && pts.size() < 2) f.notes += "o: no small sends, default; ";
+  if (f.send_samples == 0 && pts.size() < 2) f.notes += "o: no small sends, default; ";
   // L: eager pairs matched in order per (source, destination, tag, communicator id). Pairs
   // above S (rendezvous) give each size class its own G once L is known.
   // One sample per completing call: its receives' tightest (a Waitall ends when its last
@@ -381,10 +442,16 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   // attributed to the class of the largest message that algorithm sends. Reductions also
   // spend gamma per byte combining: they give G only when nothing else measured any class.
   std::map<int, std::vector<double>> from_colls, from_reductions;
-  std::vector<const CollSample*> reductions;
+  std::vector<const CollSample*> reductions, nonblocking_reductions;
   for (const auto& [key, cs] : colls) {
     // A member not read (cut trace, another id for the communicator), or too small.
     if (cs.seen != cs.start.size() || !p.rendezvous(cs.bytes)) continue;
+    // Nonblocking ones give only their own gamma: whatever else runs between the start and the
+    // completing call (compute, other messages) is in their span too.
+    if (cs.nonblocking) {
+      if (reduces(cs.kind)) nonblocking_reductions.push_back(&cs);
+      continue;
+    }
     if (reduces(cs.kind)) reductions.push_back(&cs);
     const auto g = collective_G(cs.kind, cs.start, cs.root, cs.bytes, p, last_end(cs));
     if (!g || !p.rendezvous(g->message)) continue;
@@ -403,18 +470,26 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   }
   // Rendezvous sizes below the smallest class measured move like it, not like eager ones.
   if (!p.G_classes.empty()) p.G_classes.front().from = p.S + 1;
-  // gamma: the median over the reductions above S, with G known from the rest.
-  std::vector<double> gammas;
-  if (separable)
-    for (const CollSample* cs : reductions)
-      if (const auto g =
-              collective_gamma(cs->kind, cs->start, cs->root, cs->bytes, p, last_end(*cs)))
-        gammas.push_back(*g);
+  // gamma: the median over the reductions above S, with G known from the rest; the
+  // nonblocking reductions' own likewise (unset without any: they take gamma).
+  const auto gammas_of = [&](const std::vector<const CollSample*>& samples) {
+    std::vector<double> out;
+    if (separable)
+      for (const CollSample* cs : samples)
+        if (const auto g =
+                collective_gamma(cs->kind, cs->start, cs->root, cs->bytes, p, last_end(*cs)))
+          out.push_back(*g);
+    return out;
+  };
+  const std::vector<double> gammas = gammas_of(reductions);
   f.reduction_samples = gammas.size();
   p.gamma = median(gammas);
   if (gammas.empty())
     f.notes += reductions.empty() ? "gamma: no reduction above S, 0; "
                                   : "gamma: no G measured apart from the reductions, 0; ";
+  const std::vector<double> nb_gammas = gammas_of(nonblocking_reductions);
+  f.nonblocking_reduction_samples = nb_gammas.size();
+  if (!nb_gammas.empty()) p.gamma_nonblocking = median(nb_gammas);
   f.notes += "g: 0, S: default (not fitted)";
   return f;
 }
@@ -429,6 +504,10 @@ nlohmann::json to_json(const FitReport& f) {
           {"large_pairs", f.large_pairs},
           {"collective_samples", f.collective_samples},
           {"reduction_samples", f.reduction_samples},
+          {"nonblocking_reduction_samples", f.nonblocking_reduction_samples},
+          {"events_read", f.events_read},
+          {"events_per_rank", f.events_per_rank},
+          {"ranks_cut", f.ranks_cut},
           {"notes", f.notes},
           {"warnings", f.warnings}};
 }
@@ -439,7 +518,7 @@ std::string describe(const FitReport& f) {
     large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
   return fmt::format(
       "o from {} small sends, G from {} size classes, L from {} of {} matched pairs (one per "
-      "completing call whose receive was waiting); {}{}{}{}{}",
+      "completing call whose receive was waiting); {}{}{}{}{}; read {} events ({}){}",
       f.send_samples, f.size_classes, f.latency_samples, f.pairs, f.notes,
       large.empty()
           ? "; no rendezvous pair with a waiting receive: one G for all sizes"
@@ -449,6 +528,14 @@ std::string describe(const FitReport& f) {
       f.reduction_samples == 0 ? ""
                                : fmt::format("; gamma {:.4f} ns/B from {} reductions",
                                              f.params.gamma, f.reduction_samples),
+      f.nonblocking_reduction_samples == 0
+          ? ""
+          : fmt::format("; nonblocking reductions' gamma {:.4f} ns/B from {}",
+                        f.params.gamma_for(true), f.nonblocking_reduction_samples),
+      f.events_read,
+      f.ranks_cut == 0 ? std::string("all of them for pairs")
+                       : fmt::format("pairs from the first {} of each rank; {} rank{} had more",
+                                     f.events_per_rank, f.ranks_cut, f.ranks_cut == 1 ? "" : "s"),
       f.warnings.empty() ? "" : "; warning: " + f.warnings);
 }
 

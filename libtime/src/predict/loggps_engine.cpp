@@ -38,6 +38,9 @@ struct Request {
   // A receive whose source or tag was a wildcard: matched once a Wait* names its status.
   bool unresolved = false;
   bool live = false;
+  // A failed Test of it was released unparked (run()): its later failed Tests keep their
+  // recorded durations without waiting for it.
+  bool polls_unparked = false;
   std::uint32_t next_free = 0;  // of a free slot: the next free one (kNoSlot: none)
 };
 
@@ -119,6 +122,7 @@ struct ProbePost {
 
 struct Collective {
   CollKind kind = CollKind::barrier;
+  bool nonblocking = false;  // an Iallreduce...: its own gamma
   std::size_t root = 0;
   std::uint64_t bytes = 0;
   std::size_t arrived = 0;
@@ -140,6 +144,9 @@ struct RankState : RankCursor {
   std::vector<Slot> keys;          // requests the current call waits for
   const CallClass* cls = nullptr;  // of the current call
   bool coll_cost = false;
+  // The current call is an MPI_Test that found its request not done in the recording: it
+  // waits until the model knows when the request completes (see post_failed_test).
+  Slot poll = kNoSlot;
   std::array<Channels::Hint, kHints> send_hints, recv_hints;  // by peer % kHints
 };
 
@@ -164,6 +171,21 @@ class Engine {
   EngineStats run() {
     sched_.wake_all();
     sched_.drain([this](std::uint32_t r) { return try_finish(r); });
+    // Ranks parked at a failed Test whose request only completes after calls the rank makes
+    // later (a pattern where the loop itself feeds the peer): released with the Test's
+    // recorded duration, as before polls waited, and the request's later polls with them.
+    for (bool released = true; released;) {
+      released = false;
+      for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+        RankState& s = ranks_[r];
+        if (s.done || s.poll == kNoSlot) continue;
+        s.requests[s.poll].polls_unparked = true;
+        ++stats_.polls_released;
+        sched_.wake(r);
+        released = true;
+      }
+      if (released) sched_.drain([this](std::uint32_t r) { return try_finish(r); });
+    }
     std::string blocked;
     for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
       const RankState& s = ranks_[r];
@@ -347,8 +369,8 @@ class Engine {
     post_recv(*world, rank, c->key, st.tag, {rank, slot, q.posted});
   }
 
-  void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, std::size_t root,
-              std::uint64_t bytes, Slot req, Time at) {
+  void arrive(std::uint32_t rank, const CommInfo& c, CollKind kind, bool nonblocking,
+              std::size_t root, std::uint64_t bytes, Slot req, Time at) {
     RankState& s = ranks_[rank];
     const std::uint64_t seq = s.coll_seq[c.key]++;
     auto [it, fresh] = collectives_.try_emplace({c.key, seq});
@@ -356,6 +378,7 @@ class Engine {
     const std::size_t p = c.members->size();
     if (fresh) {
       col.kind = kind;
+      col.nonblocking = nonblocking;
       col.root = root;
       col.arrive.assign(p, 0);
       col.members.assign(p, {0, 0});
@@ -365,7 +388,8 @@ class Engine {
     col.members[c.index] = {rank, req};
     col.bytes = std::max(col.bytes, bytes);
     if (++col.arrived < p) return;
-    const auto ends = collective_end_times(col.kind, col.arrive, col.root, col.bytes, p_);
+    const auto ends =
+        collective_end_times(col.kind, col.arrive, col.root, col.bytes, p_, col.nonblocking);
     const std::vector<Time>& solo = solo_ends(col, p);
     for (std::size_t i = 0; i < p; ++i)
       complete(col.members[i].first, col.members[i].second, ends[i], solo[i]);
@@ -377,11 +401,13 @@ class Engine {
   // collective with the same shape, so the last one is kept.
   const std::vector<Time>& solo_ends(const Collective& col, std::size_t p) {
     SoloEnds& c = solo_;
-    if (c.valid && c.kind == col.kind && c.root == col.root && c.bytes == col.bytes && c.p == p)
+    if (c.valid && c.kind == col.kind && c.nonblocking == col.nonblocking && c.root == col.root &&
+        c.bytes == col.bytes && c.p == p)
       return c.ends;
     c.zeros.assign(p, 0);
-    c.ends = collective_end_times(col.kind, c.zeros, col.root, col.bytes, p_);
+    c.ends = collective_end_times(col.kind, c.zeros, col.root, col.bytes, p_, col.nonblocking);
     c.kind = col.kind;
+    c.nonblocking = col.nonblocking;
     c.root = col.root;
     c.bytes = col.bytes;
     c.p = p;
@@ -500,7 +526,7 @@ class Engine {
         const Slot req = internal(s);
         const CollKind kind = cls.op == Op::coll ? cls.coll : CollKind::barrier;
         const std::size_t p = c->members->size();
-        arrive(rank, *c, kind, static_cast<std::size_t>(a.scalar(Role::root)),
+        arrive(rank, *c, kind, false, static_cast<std::size_t>(a.scalar(Role::root)),
                cls.op == Op::coll ? coll_bytes(kind, mb, p) : 0, req, s.start);
         s.keys.push_back(req);
         s.coll_cost = true;
@@ -509,7 +535,7 @@ class Engine {
       case Op::icoll: {
         const Slot req = s.requests.add(own());  // an event index: new on its thread
         const std::size_t p = c->members->size();
-        arrive(rank, *c, cls.coll, static_cast<std::size_t>(a.scalar(Role::root)),
+        arrive(rank, *c, cls.coll, true, static_cast<std::size_t>(a.scalar(Role::root)),
                coll_bytes(cls.coll, mb, p), req, s.start);
         s.base_end = s.start + o;
         s.cost = o;
@@ -530,6 +556,7 @@ class Engine {
           some ? a.scalar(Role::int_out, 0) : a.scalar(Role::int_out, any ? 1 : 0);
       if (flag == 0 || (any && a.scalar(Role::int_out, 0) == MPI_UNDEFINED)) {
         post_local(s);
+        if (!any && !some) post_failed_test(s, a);
         return;
       }
     }
@@ -571,6 +598,23 @@ class Engine {
     }
   }
 
+  // An MPI_Test that found its request not done: in the recording the loop around it polled
+  // until then, but where the model completes the request sooner the rest of the loop's polls
+  // would have found it. So the Test waits until the model knows the request's completion
+  // (the loop's successful Test waits for it anyway), then costs nothing if the request was
+  // done when it started, else its recorded duration. (Only a request the model created
+  // and still holds, whose wildcard, if any, is resolved: an unresolved receive is matched by
+  // the status of the call that completes it.)
+  [[gnu::always_inline]] void post_failed_test(RankState& s, const EventArgs& a) {
+    const ArgValue* one = a.get(Role::request_inout);
+    if (!one || one->requests.size() != 1 || one->requests[0].null) return;
+    const Slot slot = s.requests.find(request_key(one->requests[0].thread, one->requests[0].event));
+    if (slot == kNoSlot) return;
+    const Request& q = s.requests[slot];
+    if (q.unresolved || q.polls_unparked) return;
+    s.poll = slot;
+  }
+
   // One request a Wait*/Test* completed: the current call waits for it.
   [[gnu::always_inline]] void wait_on(std::uint32_t rank, const RequestRef& ref,
                                       const StatusRecord* status) {
@@ -599,7 +643,14 @@ class Engine {
     if (!s.posted) {
       s.start = s.t + s.compute;
       s.posted = true;
+      s.poll = kNoSlot;
       post(rank);
+    }
+    if (s.poll != kNoSlot) {
+      const Request& q = s.requests[s.poll];
+      if (!q.complete && !q.polls_unparked) return false;
+      if (q.complete && q.t <= s.start) s.base_end = s.start;
+      s.poll = kNoSlot;
     }
     for (const Slot k : s.keys) {
       const Request& q = s.requests[k];
@@ -637,6 +688,7 @@ class Engine {
   struct SoloEnds {
     bool valid = false;
     CollKind kind = CollKind::barrier;
+    bool nonblocking = false;
     std::size_t root = 0, p = 0;
     std::uint64_t bytes = 0;
     std::vector<Time> zeros, ends;

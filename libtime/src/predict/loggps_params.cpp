@@ -12,6 +12,7 @@ namespace encore::predict {
 nlohmann::json to_json(const LogGPSParams& p) {
   nlohmann::json j = {{"L", p.L}, {"o", p.o},         {"g", p.g},          {"G", p.G},
                       {"S", p.S}, {"gamma", p.gamma}, {"source", p.source}};
+  if (p.gamma_nonblocking) j["gamma_nonblocking"] = *p.gamma_nonblocking;
   if (!p.G_classes.empty()) {
     auto& classes = j["G_classes"] = nlohmann::json::array();
     for (const SizeClassG& c : p.G_classes) classes.push_back({{"from", c.from}, {"G", c.G}});
@@ -36,6 +37,7 @@ LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source
   real("g", p.g);
   real("G", p.G);
   real("gamma", p.gamma);
+  if (j.contains("gamma_nonblocking")) real("gamma_nonblocking", p.gamma_nonblocking.emplace());
   if (j.contains("S")) {
     const auto& v = j.at("S");
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0)

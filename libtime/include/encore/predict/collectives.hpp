@@ -44,10 +44,12 @@ std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t 
 std::uint64_t collective_block(CollKind kind, std::uint64_t sent, std::uint64_t received,
                                std::size_t p);
 
-// End time of each member (by rank in the communicator) given when each arrived.
+// End time of each member (by rank in the communicator) given when each arrived; a
+// `nonblocking` one (Iallreduce...) combines at params.gamma_for(true).
 std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const std::int64_t> arrive,
                                                std::size_t root, std::uint64_t bytes,
-                                               const LogGPSParams& params);
+                                               const LogGPSParams& params,
+                                               bool nonblocking = false);
 
 // A G fitted from a recorded collective (see collective_G): ns per byte, and the largest
 // message its algorithm sends, whose size class the G is for.

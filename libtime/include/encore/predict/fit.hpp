@@ -13,10 +13,14 @@
 // message is of that class (collective_G); the smallest class measured also covers the sizes from S
 // + 1 up to it. gamma (a reduction's combining cost) is the median over the reductions above S
 // given that G (collective_gamma); only when nothing else measured G do the reductions give it,
-// gamma 0. An L above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a
-// warning. g and S are not fitted (0 and the default eager threshold; --params sets them). Reads
-// the first events of each rank only (fit_events_per_rank), so the fit costs little whatever the
-// trace length and rank count.
+// gamma 0. The nonblocking reductions above S (Iallreduce... from their start to the Wait* or
+// Test* that completed them) give params.gamma_nonblocking the same way, unset without any. An L
+// above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a warning. g and S
+// are not fitted (0 and the default eager threshold; --params sets them). Reads every event:
+// sends' durations (o, from an evenly thinned sample of at most 65536; G, the fastest of each
+// class) and collectives (the first 4096) over the whole trace, whose memory is bounded; pairs
+// (L, the rendezvous classes), which keep every message until its peer's rank is read, from the
+// first events of each rank only (fit_events_per_rank).
 #pragma once
 
 #include <cstdint>
@@ -56,12 +60,17 @@ struct FitReport {
   std::uint64_t large_pairs = 0;         // rendezvous pairs measured for params.G_classes
   std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
   std::uint64_t reduction_samples = 0;   // reductions measured for gamma
-  std::string notes;                     // what fell back to a default, and why
-  std::string warnings;                  // what the fit distrusted (empty: nothing)
+  std::uint64_t nonblocking_reduction_samples = 0;  // for params.gamma_nonblocking
+  std::uint64_t events_read = 0;                    // all ranks' (all of them: see fit_params)
+  std::uint64_t events_per_rank = 0;                // the prefix of each rank pairs came from
+  std::uint64_t ranks_cut = 0;                      // ranks with more events than that prefix
+  std::string notes;                                // what fell back to a default, and why
+  std::string warnings;                             // what the fit distrusted (empty: nothing)
 };
 
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest);
-// The same from the first `events_per_rank` events of each rank (tests of the sample rule).
+// The same with pairs from the first `events_per_rank` events of each rank (`encore predict
+// --fit-events`; tests of the sample rule): their memory grows with the messages read.
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest,
                      std::uint64_t events_per_rank);
 nlohmann::json to_json(const FitReport& f);

@@ -30,6 +30,9 @@ struct EngineStats {
   std::uint64_t messages = 0;
   std::uint64_t collectives = 0;
   std::uint64_t max_in_flight = 0;  // messages and collectives open at once, at most
+  // Failed MPI_Tests that could not wait for their request (it completes only after the
+  // rank's later calls): kept at their recorded durations, as every later poll of it.
+  std::uint64_t polls_released = 0;
 };
 
 // Runs the model over `feeds` (index = world rank). Throws Error if the ranks deadlock under
