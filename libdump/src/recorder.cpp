@@ -163,7 +163,8 @@ ThreadStream* Recorder::register_thread() {
   // Half a payload segment filled: the writer prepares the next one now, so the roll takes a
   // segment whose pages are in (no allocation, no populating in the call that rolls).
   s->on_half = [w = writer.get()] { w->notify(); };
-  writer->add_stream(s);
+  TraceWriter::StreamState& state = writer->add_stream(s);
+  s->on_wait = [w = writer.get(), st = &state, s] { w->help(*st, s->current_events()); };
   tls_stream = s;
   return s;
 }

@@ -36,6 +36,10 @@ class ThreadStream {
   // Called once a payload segment is half full, so the writer prepares the next one
   // (SegmentPool::prepare) before the thread needs it.
   std::function<void()> on_half;
+  // Called from the kHelpFrom-th lean poll of a run on (Recorder::register_thread).
+  std::function<void()> on_wait;
+  static constexpr std::uint64_t kHelpFrom = 2;
+  Segment* current_events() const noexcept { return ev_; }
 
   // Producer side ---------------------------------------------------------------------------
   // Appends one event (its raw times and its encoded body) and publishes it.
@@ -216,6 +220,8 @@ class ThreadStream {
     }
     std::memcpy(at, &flags, 8);
     lean.run->store(lean.word + n + 1, std::memory_order_release);
+    // Still waiting: a slice of the writer's work on this thread's records (TraceWriter::help).
+    if (n + 1 >= kHelpFrom && on_wait) on_wait();
     in_tool = false;
   }
   // Counts the run's polls in the stream (its next Call does this before anything else).

@@ -42,9 +42,10 @@ TraceWriter::~TraceWriter() {
   if (thread_.joinable()) thread_.join();
 }
 
-void TraceWriter::add_stream(ThreadStream* stream) {
+TraceWriter::StreamState& TraceWriter::add_stream(ThreadStream* stream) {
   std::lock_guard lock(streams_mu_);
   streams_.push_back({stream, TimeEncoder(clock_)});
+  return streams_.back();
 }
 
 void TraceWriter::start() {
@@ -115,6 +116,8 @@ void TraceWriter::drain(bool tails) {
     }
     if (tails && p.current_payload)
       drain_segment(*st, p.current_payload, p.current_payload->published());
+    // The stream's thread keeps out of its events while they are drained (help).
+    std::lock_guard help(help_mu_);
     for (Segment* s : p.sealed_events) {
       drain_segment(*st, s, s->published());
       pool_.release(s);
@@ -124,90 +127,26 @@ void TraceWriter::drain(bool tails) {
   }
 }
 
-namespace {
-
-// The normal layout: each timing field in its own column (see event_format.hpp), encoded here
-// from the raw times the application thread left, then the bodies. One walk over the records
-// does both: a run of lean polls goes through the encoder's own loop (its bodies are the
-// segment's repeat heads, copied with what precedes the next light record), a light record's
-// body is encoded where it belongs among the segment's body bytes (for_each_body's order; the
-// crash handler, which cannot gather, still walks twice). The bodies are written straight into
-// `out` behind room for the longest prefix and columns, which are then copied in just before
-// them: every byte of the chunk is written once. Returns the chunk's bytes, inside `out`.
-std::span<const std::byte> split_events(const Segment& s, const Mark& from, const Mark& to,
-                                        TimeEncoder& enc, std::array<ScratchBuffer, 3>& columns,
-                                        ScratchBuffer& out) {
-  const std::size_t need = (to.events - from.events) * kMaxVarintBytes;
-  std::byte* const start[3] = {columns[0].reserve(need), columns[1].reserve(need),
-                               columns[2].reserve(need)};
-  std::byte* cursor[3] = {start[0], start[1], start[2]};
-  const std::byte* p = s.times_data() + from.times;
-  const std::byte* const end = s.times_data() + to.times;
-  // The bodies: the segment's bytes, a poll run's template (its length is in the first
-  // record's flags), and at most kLightBodyMax bytes a light record (80 bytes of times each).
-  std::uint64_t first = 0;
-  if (p < end) std::memcpy(&first, p, sizeof first);
-  const std::size_t bound = (to.bytes - from.bytes) + 2 * (to.times - from.times) +
-                            (RawTimes::repeat(first) ? RawTimes::repeat_len(first) : 0);
-  static_assert(kLightBodyMax <= 2 * kLightTimesBytes);
-  constexpr std::size_t kPrefixMax = 1 + 3 * kMaxVarintBytes;
-  const std::size_t room = kPrefixMax + 3 * need;
-  std::byte* const bodies = out.reserve(room + bound) + room;
-  std::byte* b = bodies;
-  const std::byte* body = s.body_data();
-  std::size_t at = from.bytes;
-  const auto copy_body = [&](std::size_t upto) {
-    if (upto > at) {
-      std::memcpy(b, body + at, upto - at);
-      b += upto - at;
-      at = upto;
-    }
-  };
-  if (RawTimes::repeat(first)) {  // a chunk that starts inside a run starts with its template
-    std::memcpy(b, body + RawTimes::repeat_at(first), RawTimes::repeat_len(first));
-    b += RawTimes::repeat_len(first);
-    at += 2;
-  }
-  while (p < end) {
-    std::uint64_t flags;
-    std::memcpy(&flags, p, sizeof flags);
-    if (flags & RawTimes::kLean) {
-      p = enc.encode_lean_run(p, end, cursor);
-    } else if (flags & RawTimes::kLight) {
-      LightTimes r;
-      std::memcpy(&r, p, sizeof r);
-      p += sizeof r;
-      enc.encode(r, cursor);
-      copy_body(r.body_at);
-      b += encode_light_body_fast(r, b);
-    } else {
-      RawTimes r;
-      std::memcpy(&r, p, sizeof r);
-      p += sizeof r;
-      enc.encode(r, cursor);
+void TraceWriter::help(StreamState& st, Segment* current) noexcept {
+  std::unique_lock lock(help_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || current == nullptr) return;
+  if (help_.segment() != current) {
+    // Another segment's chunk is under way (the writer finishes it), or the stream's encoder
+    // is not yet at this segment's flushed mark (a sealed one waits for the writer).
+    const Mark from = current->flushed();
+    if (help_.segment() != nullptr || from.events != st.times_events) return;
+    if (current->published().times <= from.times) return;
+    try {
+      help_.begin(*current, from, st.times);  // allocates its buffers the first time
+    } catch (...) {
+      help_.reset();  // out of memory: the writer does it all
+      return;
     }
   }
-  copy_body(to.bytes);
-  std::byte prefix[kPrefixMax];
-  prefix[0] = std::byte{event_format::kSplitTimes};
-  std::size_t prefix_len = 1;
-  std::size_t times_len = 0;
-  for (unsigned i = 0; i < 3; ++i) {
-    const auto len = static_cast<std::size_t>(cursor[i] - start[i]);
-    prefix_len += encode_uvarint(len, prefix + prefix_len);
-    times_len += len;
-  }
-  std::byte* const chunk = bodies - times_len - prefix_len;
-  std::byte* c = chunk;
-  std::memcpy(c, prefix, prefix_len);
-  c += prefix_len;
-  for (unsigned i = 0; i < 3; ++i) {
-    const auto len = static_cast<std::size_t>(cursor[i] - start[i]);
-    std::memcpy(c, start[i], len);
-    c += len;
-  }
-  return {chunk, static_cast<std::size_t>(b - chunk)};
+  help_.add(current->published().times, kHelpEvents);
 }
+
+namespace {
 
 // The interleaved layout a crash handler writes: a prefix (the layout and the times' length),
 // each event's three timing varints, then the bodies. It cannot allocate, so the chunk is
@@ -262,11 +201,21 @@ class FdWriter {
 
 void TraceWriter::drain_segment(StreamState& st, Segment* s, const Mark& upto) {
   Mark& done = s->flushed();
-  if (upto.bytes <= done.bytes && upto.times <= done.times) return;
+  if (upto.bytes <= done.bytes && upto.times <= done.times) {
+    // A released segment must not stay the helped one (nothing was encoded ahead here).
+    if (s->kind() == StreamKind::events && help_.segment() == s) help_.reset();
+    return;
+  }
   std::span<const std::byte> raw(s->data() + done.bytes, upto.bytes - done.bytes);
   const std::uint64_t base = st.times.end_ns();
   if (s->kind() == StreamKind::events) {
-    raw = split_events(*s, done, upto, st.times, columns_, assembly_);
+    // The chunk its thread has begun (help), or one built here in one go.
+    EventsChunk& chunk = help_.segment() == s ? help_ : own_;
+    if (&chunk == &own_) own_.begin(*s, done, st.times);
+    raw = chunk.finish(upto, assembly_);
+    st.times = chunk.encoder();
+    st.times_events = upto.events;
+    chunk.reset();
   }
   ChunkHeader h;
   h.thread = st.stream->index();

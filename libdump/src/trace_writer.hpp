@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "events_chunk.hpp"
 #include "raw_times.hpp"
 #include "scratch_buffer.hpp"
 #include "segment_pool.hpp"
@@ -43,7 +44,9 @@ class TraceWriter {
               const Clock& clock);
   ~TraceWriter();
 
-  void add_stream(ThreadStream* stream);
+  struct StreamState;
+  // The stream's state here, for help().
+  StreamState& add_stream(ThreadStream* stream);
   void start();
   // Wakes the thread to drain sealed segments now.
   void notify();
@@ -60,14 +63,27 @@ class TraceWriter {
   std::uint64_t overhead_ns();
   const std::string& failure() const noexcept { return failure_; }  // empty if all went well
 
- private:
+  // Called by a stream's own thread while it waits (a run of failed polls): encodes up to
+  // kHelpEvents of its published events ahead of this thread, into the chunk the writer
+  // finishes, when no other stream's is under way and the writer is not draining. On a node
+  // whose ranks busy-poll every core, the writer's work is taken from some rank whole, while
+  // the waiting thread's only delays finding its message by a fraction of a poll.
+  static constexpr std::uint64_t kHelpEvents = 8;
+  void help(StreamState& st, Segment* current) noexcept;
+
   struct StreamState {
     ThreadStream* stream;
     TimeEncoder times;  // the thread's raw times become gap, duration, overhead here
     std::uint64_t event_seq = 0;
     std::uint64_t payload_seq = 0;
     unsigned payload_raw_left = 0;  // chunks to store raw before trying compression again
+    // The stream's events `times` has encoded (under help_mu_): a helping thread may begin a
+    // chunk of its current segment only if the segment is flushed up to there. (A segment's
+    // address says nothing: the pool hands a released one out again.)
+    std::uint64_t times_events = 0;
   };
+
+ private:
   void run();
   void drain(bool tails);
   void drain_segment(StreamState& st, Segment* s, const Mark& upto);
@@ -83,7 +99,10 @@ class TraceWriter {
   StreamFileWriter payload_;
   ChunkCompressor compressor_;
   ScratchBuffer assembly_;  // an events chunk: its timing columns put together, its bodies
-  std::array<ScratchBuffer, 3> columns_;  // the timing columns
+  EventsChunk own_;         // a chunk the writer builds in one go
+  // A chunk a helping thread began, of one segment of one stream at a time (help_mu_).
+  EventsChunk help_;
+  std::mutex help_mu_;
   int event_level_;
   int payload_level_;
   bool compress_after_;  // chunks go out raw now and are compressed in finish()
