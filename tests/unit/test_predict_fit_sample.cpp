@@ -101,6 +101,26 @@ TEST_F(PredictFitSampleTrace, OverheadIsTheSendsMeanWithTheirTopPercentCapped) {
   EXPECT_DOUBLE_EQ(f.params.o, 140.5);
 }
 
+TEST_F(PredictFitSampleTrace, LatencyIsFittedWithTheMedianSendsOverhead) {
+  // Ten 8-byte sends, nine of 100 ns and one of 1000: o = (9 * 100 + 1000) / 10 = 190 (the
+  // 99th percentile of ten is the largest), the median 100. Rank 1's receive waits for the first
+  // send and ends 1200 ns after it started: L = 1200 - 2 * 100 - 7 * 0.1 (G's default, one size)
+  // = 999.3 with the median's o, the overhead of the fast pairs L comes from; the mean's would
+  // say 819.3.
+  const TraceDir d(dir_);
+  std::vector<std::pair<Event, std::uint64_t>> calls{{timed(call(fn::Init), 500), 1'000'000}};
+  for (std::uint64_t k = 0; k < 10; ++k)
+    calls.push_back({timed(send(fn::Send, 1, 0, 8), k == 4 ? 1000 : 100), 1'010'000 + k * 10'000});
+  write_rank(d, 0, std::move(calls));
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 2200), 1'009'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  EXPECT_DOUBLE_EQ(f.params.o, 190);
+  EXPECT_EQ(f.latency_samples, 1u);
+  EXPECT_NEAR(f.params.L, 999.3, 1e-9);
+}
+
 TEST_F(PredictFitSampleTrace, InterleavedEnvelopesPairWithTheirOwnReceives) {
   // Rank 0 sends tag 0, tag 1, tag 0 (100 ns each, 8 and 512 B: o 100, G 0); rank 1's waiting
   // receives end 1500, 1000 and 2000 ns after 2o past their sends: three pairs, L 1000 (the
