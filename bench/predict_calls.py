@@ -15,7 +15,9 @@ captured compute (no replays), which takes replay noise out. With --baseline OLD
 build's predict of the same recording and replays gives the `base` column.
 Runs alternate behind benchlib's quiet gate, as in predict_accuracy.py. Not a test.
 Usage: bench/predict_calls.py --build build [--example collectives] [--args '1048576']
-       [--runs 5] [--model loggps] [--captured] [--baseline OLD_BUILD]"""
+       [--runs 5] [--model loggps] [--captured] [--baseline OLD_BUILD] [--keep DIR]
+With --keep DIR the recording (DIR/trace) and the profiles (DIR/profile-R) stay, for predicting
+again from them."""
 import argparse
 import collections
 import json
@@ -88,6 +90,7 @@ def main():
                     help="predict with the captured compute (no replays)")
     ap.add_argument("--quiet-wait", type=float, default=20.0)
     ap.add_argument("--baseline", help="another build whose predict gives the `base` column")
+    ap.add_argument("--keep", help="keep the recording and the profiles in this directory")
     a = ap.parse_args()
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
@@ -98,7 +101,8 @@ def main():
     program = [build / "examples" / f"example_{a.example}", *args]
     mpiexec = [shutil.which("mpiexec"), "-bind-to", "core", "-n", 2]
     gate = QuietGate(max_wait=a.quiet_wait)
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="predict-calls-"))
+    tmp = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="predict-calls-"))
+    tmp.mkdir(parents=True, exist_ok=True)
     try:
         trace = tmp / "trace"
         plains, spans = [], []
@@ -158,7 +162,8 @@ def main():
                       f"{pd - pl:+10.3f}{f'{b:10.3f}' if base else ''}  {c0} / {c1} / {c2}")
         print(f"machine: {gate.summary()}")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

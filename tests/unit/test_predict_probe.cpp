@@ -1,6 +1,7 @@
 // Probe and Iprobe under the loggps engine, against hand-computed answers (L 1000, o 100, G 1,
 // S 1000): a probe that found its message waits for its envelope, without taking it; an
-// Iprobe that found nothing keeps its recorded duration, so a polling loop keeps its length.
+// Iprobe that found nothing costs nothing (its time was the wait), so a polling loop ends when
+// the model's message comes, with the recording's number of polls and compute between them.
 #include "predict_events.hpp"
 #include <gtest/gtest.h>
 
@@ -70,37 +71,39 @@ TEST(PredictProbe, AProbeOfARendezvousMessageSeesItsEnvelopeOnly) {
 }
 
 TEST(PredictProbe, AnIprobeLoopKeepsItsPollsAndItsFindingProbeWaitsForTheMessage) {
-  // Rank 0 polls with wildcards: three Iprobes that found nothing (200 ns each, 100 ns of
-  // compute between) at 0, 300 and 600, as recorded; the one that found the message (status:
-  // source 1, tag 2) is posted at 900. Rank 1 sends at 20000: the message is there at 21107,
-  // the Iprobe ends at 21207, the wildcard Recv at 21307.
+  // Rank 0 polls with wildcards: three Iprobes that found nothing (200 ns each recorded, 100 ns
+  // of compute between) at 0, 100 and 200, costing nothing (their time was the wait); the one
+  // that found the message (status: source 1, tag 2) is posted at 300. Rank 1 sends at 20000:
+  // the message is there at 21107, the Iprobe ends at 21207, the wildcard Recv at 21307.
   auto s = run({{{probe(fn::Iprobe, kAnySource, kAnyTag, 0, 0, false, 200)},
                  {probe(fn::Iprobe, kAnySource, kAnyTag, 0, 0, false, 200), 100},
                  {probe(fn::Iprobe, kAnySource, kAnyTag, 0, 0, false, 200), 100},
                  {probe(fn::Iprobe, kAnySource, kAnyTag, 1, 2), 100},
                  {recv(fn::Recv, kAnySource, 2, 1, 8)}},
                 {{send(fn::Send, 0, 2, 8), 20000}}});
-  EXPECT_EQ(s.calls[0][2].start, 600);
-  EXPECT_EQ(s.calls[0][2].end, 800);
-  EXPECT_EQ(s.calls[0][3].start, 900);
+  EXPECT_EQ(s.calls[0][2].start, 200);
+  EXPECT_EQ(s.calls[0][2].end, 200);
+  EXPECT_EQ(s.calls[0][3].start, 300);
   EXPECT_EQ(s.calls[0][3].end, 21207);
   EXPECT_EQ(s.calls[0][4].end, 21307);
 }
 
-TEST(PredictProbe, AnIprobeLoopIsNotShortenedWhenTheMessageComesEarlier) {
-  // The message is there at 1107, but the recorded loop polled ten times (200 ns + 100 ns of
-  // compute each, 0 to 2900): the model keeps those polls, so the finding Iprobe starts at
-  // 3000 and costs o (3100), the Recv 3200. A plain run would have found it at about 1200:
-  // the loop's length is the recording's, a limit of the model.
+TEST(PredictProbe, AnIprobeLoopEndsWhenTheModelsMessageComes) {
+  // The message is there at 1107; the recorded loop polled ten times (200 ns + 100 ns of
+  // compute each, 0 to 2900). The failed polls cost nothing, so they end at 0, 100 .. 900 and
+  // the finding Iprobe, posted at 1000, waits for the envelope: 1107 + o = 1207, the Recv
+  // 1307, as a plain run would have found it. (Before, the loop kept its recorded 2900 ns and
+  // the Iprobe started at 3000, whenever the message came.)
   std::vector<Step> master;
   for (int i = 0; i < 10; ++i)
     master.push_back({probe(fn::Iprobe, kAnySource, kAnyTag, 0, 0, false, 200), i == 0 ? 0 : 100});
   master.push_back({probe(fn::Iprobe, kAnySource, kAnyTag, 1, 2), 100});
   master.push_back({recv(fn::Recv, kAnySource, 2, 1, 8)});
   auto s = run({master, {{send(fn::Send, 0, 2, 8)}}});
-  EXPECT_EQ(s.calls[0][10].start, 3000);
-  EXPECT_EQ(s.calls[0][10].end, 3100);
-  EXPECT_EQ(s.calls[0][11].end, 3200);
+  EXPECT_EQ(s.calls[0][9].end, 900);
+  EXPECT_EQ(s.calls[0][10].start, 1000);
+  EXPECT_EQ(s.calls[0][10].end, 1207);
+  EXPECT_EQ(s.calls[0][11].end, 1307);
 }
 
 TEST(PredictProbe, AProbeBehindAPostedReceiveSeesTheMessageAfterTheOneItTakes) {

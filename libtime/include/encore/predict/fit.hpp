@@ -1,16 +1,17 @@
 // LogGPS parameters fitted from a capture, as the PerWiz seed's Table 5 measures them: o from
-// the duration of small sends (without any, where the G line meets size 0), G from how send
-// durations grow with size (the fastest send of each size class, least squares), L from matched
-// eager send/receive pairs where the receive was already waiting (receive end - send start - 2o -
-// (n-1)G, tenth percentile: load only adds). A receive is a blocking one (Recv, Sendrecv) or an
-// Irecv completed by a Wait* (waiting from the Wait*'s start) or by a Test* (from the first poll of
-// the run of Test* calls that had not found it); a call completing several receives gives one
-// sample, its tightest. Where ranks exchanged both ways, L is the median over those pairs of
-// ranks of the mean of the two directions' tenth percentiles (the clock offsets' error
-// cancels). Above S each power-of-two size class gets its own G from its rendezvous
-// pairs whose receive was waiting (params.G_classes, the median: a run pays every transfer), or
-// where no pair measured a class, from the blocking collectives that do not reduce whose largest
-// message is of that class (collective_G); the smallest class measured also covers the sizes from S
+// the duration of small sends (their mean, each above the 99th percentile counted as it; without
+// any, where the G line meets size 0), G from how send durations grow with size (the fastest send
+// of each size class, least squares), L from matched eager send/receive pairs where the receive was
+// already waiting (receive end - send start - 2o - (n-1)G, tenth percentile: load only adds). A
+// receive is a blocking one (Recv, Sendrecv) or an Irecv completed by a Wait* (waiting from the
+// Wait*'s start) or by a Test* (from the first poll of the run of Test* calls that had not found
+// it); a call completing several receives gives one sample, its tightest. Where ranks exchanged
+// both ways, L is the median over those pairs of ranks of the mean of the two directions' tenth
+// percentiles (the clock offsets' error cancels). Above S each power-of-two size class gets its own
+// G from its rendezvous pairs whose receive was waiting (params.G_classes, the median: a run pays
+// every transfer), or where no pair measured a class, from the blocking collectives that do not
+// reduce whose largest message is of that class (collective_G); the smallest class measured also
+// covers the sizes from S
 // + 1 up to it. gamma (a reduction's combining cost) is the median over the reductions above S
 // given that G (collective_gamma); only when nothing else measured G do the reductions give it,
 // gamma 0. The nonblocking reductions above S (Iallreduce... from their start to the Wait* or
