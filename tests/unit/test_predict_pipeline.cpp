@@ -84,8 +84,9 @@ class PredictPipeline : public TempDirTest {
     save_profile_manifest(manifest(TraceKind::replay, {0}, 2), prof_);
   }
 
-  // Runs the logged model; returns the sink.
-  KeepSink predict(bool with_profile, predict::ComputeScale* scale_out = nullptr) {
+  // Runs the seed's logged model (ranks independent), or the loggps one; returns the sink.
+  KeepSink predict(bool with_profile, predict::ComputeScale* scale_out = nullptr,
+                   bool loggps = false) {
     const TraceDir cap(cap_);
     std::vector<predict::ReplayProfile> profiles;
     if (with_profile) profiles.push_back(predict::open_profile(prof_, 2));
@@ -100,7 +101,10 @@ class PredictPipeline : public TempDirTest {
       feeds.push_back(std::move(f));
     }
     KeepSink sink;
-    predict::run_logged(feeds, params_, sink);
+    if (loggps)
+      predict::run_loggps(feeds, params_, sink);
+    else
+      predict::run_logged(feeds, params_, sink);
     return sink;
   }
 
@@ -177,12 +181,40 @@ TEST_F(PredictPipeline, AnSpmdRankFollowsTheReplayedRanksSegments) {
 
 TEST_F(PredictPipeline, AnSpmdRankKeepsItsOwnShareOfEachKindOfSegment) {
   // Rank 1's captured segments of each kind sum to twice rank 0's (more work, e.g. a root's):
-  // twice rank 0's replayed segments.
+  // twice rank 0's replayed segments, each the one of its kind a step earlier (the first
+  // Barrier-to-Barrier segment its own, 5 us; the second the first, 5 us; the third the
+  // second, 7 us).
   write_rank(cap_, 0, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
   write_rank(cap_, 1, barriers({20000, 20000, 60000, 20000, 2000}), 1'000'000);
   write_rank(prof_, 0, barriers({5000, 5000, 7000, 5000, 500}), 0);
   auto s = predict(true);
-  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 14000, 10000, 1000}));
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 10000, 14000, 1000}));
+}
+
+TEST_F(PredictPipeline, AnSpmdRanksSegmentsAreNotDrawnWithTheSourcesAtTheSameStep) {
+  // Rank 0's replay alternates 4 and 8 us between barriers (a real run's noise); the captures
+  // say both ranks do the same work. Rank 1 takes rank 0's segment of each kind one step
+  // earlier (the first of a kind its own), so at each barrier one of the two ranks waits for
+  // the other, as two ranks with noise of their own do.
+  write_rank(cap_, 0, barriers({10000, 10000, 10000, 10000, 10000, 1000}), 1'000'000);
+  write_rank(cap_, 1, barriers({10000, 10000, 10000, 10000, 10000, 1000}), 1'000'000);
+  write_rank(prof_, 0, barriers({4000, 4000, 8000, 4000, 8000, 500}), 0);
+  auto s = predict(true);
+  EXPECT_EQ(computes(s, 0), (std::vector<std::int64_t>{4000, 4000, 8000, 4000, 8000, 500}));
+  // Init -> Barrier: its own 4 us; Barrier -> Barrier: 4 (its own), then rank 0's previous
+  // 4, 8, 4; Barrier -> Finalize: its own 500 ns.
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{4000, 4000, 4000, 8000, 4000, 500}));
+  // With the loggps model (o = L = g = 0: a barrier ends when its last rank arrives), Init
+  // (500 ns as recorded) ends at 500. Barriers: both at 4500, both at 8500; rank 0 at 16500,
+  // rank 1 at 12500 (waits 4 us); rank 0 at 20500 (waits 4 us), rank 1 at 24500; rank 0 at
+  // 32500, rank 1 at 28500; Finalize at 33000 on both. A copy of rank 0's segments (the
+  // source's at the same step) never waits: Finalize at 500 + 28000 + 500 = 29000.
+  params_.o = params_.L = params_.g = 0;
+  s = predict(true, nullptr, true);
+  EXPECT_EQ(s.calls[1][3].end - s.calls[1][3].start, 4000);
+  EXPECT_EQ(s.calls[0][4].end - s.calls[0][4].start, 4000);
+  EXPECT_EQ(s.calls[0][6].start, 33000);
+  EXPECT_EQ(s.calls[1][6].start, 33000);
 }
 
 TEST_F(PredictPipeline, OneStretchedSegmentDoesNotScaleTheWholeKind) {

@@ -93,7 +93,13 @@ std::optional<std::int64_t> AlignedCompute::next(const Event& ev) {
   const double share = it->second;
   if (share < kMinShare || share > kMaxShare) return std::nullopt;
   ++aligned_;
-  return std::llround(static_cast<double>(s.source_replayed) * share);
+  // The source's gap of this kind one occurrence earlier (the first takes its own): the same
+  // gaps, so the same sum and spread, but not drawn at the same moment. Two ranks' noise is
+  // independent, and at each exchange the run waits for the larger of the two gaps; a copy of
+  // the source's gap at the same step would wait for neither.
+  const auto prev = previous_.try_emplace(s.kind, s.source_replayed).first;
+  const std::int64_t g = std::exchange(prev->second, s.source_replayed);
+  return std::llround(static_cast<double>(g) * share);
 }
 
 }  // namespace encore::predict

@@ -6,7 +6,11 @@
 // the capture's one-off stretches of single segments on either rank do not move. Scaling this
 // rank's own captured segment instead (the overall ratio) keeps whatever the capture added to that
 // one segment (the writer thread taking the core for a few ms), which no replay measured and which
-// a two-rank exchange turns into the other rank's wait. Unsuccessful polls (Test*, Iprobe) may
+// a two-rank exchange turns into the other rank's wait. Each inferred segment takes the source's
+// segment of its kind one occurrence earlier: the same gaps (sum and spread), but not the same
+// draw at the same step, so that an exchange waits for the longer of the two ranks' segments as
+// in a real run (a copy never waits: halo2d's one-rank predictions ran 2-3 % under the
+// all-replayed ones). Unsuccessful polls (Test*, Iprobe) may
 // differ in number between the ranks: they are skipped when lining the calls up, and the segments
 // around them are not aligned. Used by `encore predict --infer aligned` (the default). Internal to
 // libtime's predict code.
@@ -72,6 +76,7 @@ class AlignedCompute {
 
  private:
   std::map<Kind, double> shares_;  // kinds with at least one pair whose source gap took time
+  std::map<Kind, std::int64_t> previous_;  // the source's last replayed gap of each kind
   LineUp line_;
   std::uint64_t aligned_ = 0;
 };
