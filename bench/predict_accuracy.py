@@ -425,7 +425,7 @@ def main():
                                      "quota factor", "replay factor")}
             plain_s = []
             plains = {}  # (run, plain run's key) -> span (s)
-            inputs = {k: [] for k in err}  # per row and value: (run, the timed runs it used)
+            used = {k: [] for k in err}  # per row and value: (run, the timed runs it used)
             growth = []
             noisy = {k: 0 for k in err}
             for i in range(a.runs):
@@ -436,7 +436,7 @@ def main():
 
                 def add(row, value, *keys):
                     err[row].append(value)
-                    inputs[row].append((i, keys))
+                    used[row].append((i, keys))
                     noisy[row] += not all(quiet[k] for k in keys)
 
                 def add_base(row, real, trace, profiles, *keys):
@@ -586,7 +586,7 @@ def main():
             off = off_state(plains, a.off_state)
             for k, v in err.items():
                 if v:
-                    flagged = [j for j, (run_i, keys) in enumerate(inputs[k])
+                    flagged = [j for j, (run_i, keys) in enumerate(used[k])
                                if any((run_i, key) in off for key in keys)]
                     rest = [x for j, x in enumerate(v) if j not in flagged]
                     print(f"  {k:<23} {'share' if k == 'self overhead' else 'error'} {spread(v)}"
