@@ -190,14 +190,23 @@ TEST_F(PredictPipeline, AnSpmdRankKeepsItsOwnShareOfEachKindOfSegment) {
   EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 14000, 10000, 1000}));
 }
 
+// Both ranks' captures and rank 0's replay as barriers with these gaps (barriers() above).
+void write_barrier_runs(const std::filesystem::path& cap, const std::filesystem::path& prof,
+                        const std::vector<std::uint64_t>& rank0_gaps,
+                        const std::vector<std::uint64_t>& rank1_gaps,
+                        const std::vector<std::uint64_t>& replayed_gaps) {
+  write_rank(cap, 0, barriers(rank0_gaps), 1'000'000);
+  write_rank(cap, 1, barriers(rank1_gaps), 1'000'000);
+  write_rank(prof, 0, barriers(replayed_gaps), 0);
+}
+
 TEST_F(PredictPipeline, AnSpmdRanksSegmentsAreNotDrawnWithTheSourcesAtTheSameStep) {
   // Rank 0's replay alternates 10 and 12 us between barriers (a real run's noise); the
   // captures say both ranks do the same work, step after step (10 us each). Rank 1 takes rank
   // 0's segment of each kind one step earlier (the first of a kind its own), so at each
   // barrier one of the two ranks waits for the other, as two ranks with noise of their own do.
-  write_rank(cap_, 0, barriers({10000, 10000, 10000, 10000, 10000, 1000}), 1'000'000);
-  write_rank(cap_, 1, barriers({10000, 10000, 10000, 10000, 10000, 1000}), 1'000'000);
-  write_rank(prof_, 0, barriers({10000, 10000, 12000, 10000, 12000, 500}), 0);
+  const std::vector<std::uint64_t> same = {10000, 10000, 10000, 10000, 10000, 1000};
+  write_barrier_runs(cap_, prof_, same, same, {10000, 10000, 12000, 10000, 12000, 500});
   auto s = predict(true);
   EXPECT_EQ(computes(s, 0), (std::vector<std::int64_t>{10000, 10000, 12000, 10000, 12000, 500}));
   // Init -> Barrier: its own 10 us; Barrier -> Barrier: 10 (its own), then rank 0's previous
@@ -222,9 +231,8 @@ TEST_F(PredictPipeline, AlternatingPhasesBetweenTheSameCallsStayInStep) {
   // 12 us): two phases of different work between the same calls, not noise (the captured
   // gaps 3x apart, outside 0.8-1.25x). Rank 1 takes rank 0's segments at the same step, so
   // its 12 us phases meet rank 0's: a step earlier would put 12 against 4 at every barrier.
-  write_rank(cap_, 0, barriers({10000, 4000, 12000, 4000, 12000, 1000}), 1'000'000);
-  write_rank(cap_, 1, barriers({10000, 4000, 12000, 4000, 12000, 1000}), 1'000'000);
-  write_rank(prof_, 0, barriers({10000, 4000, 12000, 4000, 12000, 500}), 0);
+  const std::vector<std::uint64_t> phases = {10000, 4000, 12000, 4000, 12000, 1000};
+  write_barrier_runs(cap_, prof_, phases, phases, {10000, 4000, 12000, 4000, 12000, 500});
   auto s = predict(true);
   EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 4000, 12000, 4000, 12000, 500}));
 }
