@@ -425,6 +425,7 @@ def main():
                                      "quota factor", "replay factor")}
             plain_s = []
             plains = {}  # (run, plain run's key) -> span (s)
+            apart = {}  # run -> its replays' compute over its plain run's
             used = {k: [] for k in err}  # per row and value: (run, the timed runs it used)
             growth = []
             noisy = {k: 0 for k in err}
@@ -507,6 +508,7 @@ def main():
                     if plain_compute[0]:
                         ratio["replayed vs plain x"].append(
                             compute_s(doc, "predicted") / plain_compute[0])
+                        apart[i] = ratio["replayed vs plain x"][-1]
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
                     r0 = ("record", "plain replayed", "replay0")
                     add("one rank loggps", error(one["predicted_program_s"], plain), *r0)
@@ -584,6 +586,11 @@ def main():
             print(f"{name} {' '.join(map(str, program[1:]))}: plain span "
                   f"{seconds(plain_s) if plain_s else 'not run'}")
             off = off_state(plains, a.off_state)
+            for run_i, x in apart.items():
+                if abs(x - 1) > 0.05:
+                    print(f"  apart: run {run_i}'s replays computed {x:.3f}x the plain run's "
+                          "compute: a replay or the plain run in another machine state (named, "
+                          "not left out)")
             for k, v in err.items():
                 if v:
                     flagged = [j for j, (run_i, keys) in enumerate(used[k])
