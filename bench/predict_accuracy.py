@@ -217,6 +217,39 @@ def seconds(values):
     return f"{statistics.median(values):.4f} s [{min(values):.4f} .. {max(values):.4f}]"
 
 
+def off_state(plains, limit):
+    """The plain runs (run, key) whose span is more than `limit` % from the median of the
+    unslowed plain runs of the invocation, printed: a plain run taken while the machine was in
+    another state (the VM's host flips between a fast and a slow one), which moves every
+    prediction compared with it by as much. Said, not hidden: the rows count the values that
+    used one (`off-state k/n`) and give the median without them."""
+    normal = {k: v for k, v in plains.items() if not k[1].startswith("slow")}
+    if len(normal) < 3:
+        return set()
+    ref = statistics.median(normal.values())
+    off = {k for k, v in normal.items() if abs(100 * (v - ref) / ref) > limit}
+    for run_i, key in sorted(off):
+        print(f"  off-state: run {run_i}'s {key} span {normal[run_i, key]:.4f} s is "
+              f"{error(normal[run_i, key], ref):+.1f} % from the median plain span {ref:.4f} s: "
+              "the machine changed state, not the model")
+    return off
+
+
+def print_per_run(plains, err, ratio):
+    """Every row run by run, in the order of the runs: which round an outlier median comes from,
+    and which input of that round (plain span, compute ratios) moved with it."""
+    print("  run by run:")
+    for key in dict.fromkeys(k for _, k in plains):
+        values = [v for (_, k), v in plains.items() if k == key]
+        print(f"    {key + ' span s':<26} " + " ".join(f"{x:8.4f}" for x in values))
+    for k, v in err.items():
+        if v and k != "self overhead":
+            print(f"    {k + ' %':<26} " + " ".join(f"{x:+8.2f}" for x in v))
+    for k, v in ratio.items():
+        if v:
+            print(f"    {k:<26} " + " ".join(f"{x:8.3f}" for x in v))
+
+
 def replay_writes_profiles(tool):
     """`encore replay -o` exists once its help no longer says profiles are not written yet."""
     text = run([tool, "replay", "--help"], check=False).stdout
@@ -338,6 +371,11 @@ def main():
     ap.add_argument("--args", default="",
                     help="example arguments, e.g. 'halo2d=256 100;ring=10 1000'")
     ap.add_argument("--baseline", help="another build whose predict gives the `base` rows")
+    ap.add_argument("--off-state", type=float, default=15.0,
+                    help="a plain run whose span is more than this %% from the invocation's "
+                    "median plain span is named, and the rows that used it counted")
+    ap.add_argument("--per-run", action="store_true",
+                    help="also print every row's value run by run (to find an outlier round)")
     a = ap.parse_args()
     QUOTA[:] = [a.period_us // 2, a.period_us]
     if QUOTA[0] < MIN_CFS_US:
@@ -386,6 +424,9 @@ def main():
                                      "inferred compute x",
                                      "quota factor", "replay factor")}
             plain_s = []
+            plains = {}  # (run, plain run's key) -> span (s)
+            apart = {}  # run -> its replays' compute over its plain run's
+            used = {k: [] for k in err}  # per row and value: (run, the timed runs it used)
             growth = []
             noisy = {k: 0 for k in err}
             for i in range(a.runs):
@@ -396,6 +437,7 @@ def main():
 
                 def add(row, value, *keys):
                     err[row].append(value)
+                    used[row].append((i, keys))
                     noisy[row] += not all(quiet[k] for k in keys)
 
                 def add_base(row, real, trace, profiles, *keys):
@@ -411,6 +453,7 @@ def main():
                 plain = None if a.self_only else plain_now("plain")
                 if plain is not None:
                     plain_s.append(plain)
+                    plains[i, "plain"] = plain
                 trace = tmp / f"{name}-{i}"
                 timed("record")
                 run([tool, "record", *record_args, "-o", trace, "--", *mpiexec, "-n", 2,
@@ -446,6 +489,7 @@ def main():
                     plain_compute = []
                     plain = plain_span([*mpiexec, "-n", 2, *program], call_probe, tmp,
                                        calls=plain_compute)
+                    plains[i, "plain replayed"] = plain
                     profiles = []
                     for r in (0, 1):
                         timed(f"replay{r}")
@@ -464,6 +508,7 @@ def main():
                     if plain_compute[0]:
                         ratio["replayed vs plain x"].append(
                             compute_s(doc, "predicted") / plain_compute[0])
+                        apart[i] = ratio["replayed vs plain x"][-1]
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
                     r0 = ("record", "plain replayed", "replay0")
                     add("one rank loggps", error(one["predicted_program_s"], plain), *r0)
@@ -481,6 +526,7 @@ def main():
                             add(f"{row} {infer} loggps", error(pd["predicted_program_s"], plain),
                                 *keys)
                     plain = plain_now("plain together")
+                    plains[i, "plain together"] = plain
                     together = [tmp / f"{name}-{i}-t{r}" for r in (0, 1)]
                     timed("together")
                     replay_together(tool, trace, together, program)
@@ -523,6 +569,7 @@ def main():
                         else:
                             slow_plain = plain_span([*mpiexec, "-n", 2,
                                                      *limited(program, "rank")], probe, tmp)
+                        plains[i, f"slow {real}"] = slow_plain
                         row = "slower" if real == "dilate" else "slower quota"
                         inputs = ("record", "slow replay", f"slow {real}")
                         add(f"{row} loggps", error(slow_pred, slow_plain), *inputs)
@@ -538,13 +585,26 @@ def main():
                 shutil.rmtree(trace, ignore_errors=True)
             print(f"{name} {' '.join(map(str, program[1:]))}: plain span "
                   f"{seconds(plain_s) if plain_s else 'not run'}")
+            off = off_state(plains, a.off_state)
+            for run_i, x in apart.items():
+                if abs(x - 1) > 0.05:
+                    print(f"  apart: run {run_i}'s replays computed {x:.3f}x the plain run's "
+                          "compute: a replay or the plain run in another machine state (named, "
+                          "not left out)")
             for k, v in err.items():
                 if v:
+                    flagged = [j for j, (run_i, keys) in enumerate(used[k])
+                               if any((run_i, key) in off for key in keys)]
+                    rest = [x for j, x in enumerate(v) if j not in flagged]
                     print(f"  {k:<23} {'share' if k == 'self overhead' else 'error'} {spread(v)}"
-                          f"  noisy {noisy[k]}/{len(v)}")
+                          f"  noisy {noisy[k]}/{len(v)}"
+                          + (f"  off-state {len(flagged)}/{len(v)}, without: "
+                             f"{statistics.median(rest):+.2f} %" if flagged and rest else ""))
             for k, v in ratio.items():
                 if v:
                     print(f"  {k:<22}       {times(v)}")
+            if a.per_run:
+                print_per_run(plains, err, ratio)
             if growth:
                 print("  rank 0's compute, replayed against captured, most changed pairs of calls "
                       "(first run):")

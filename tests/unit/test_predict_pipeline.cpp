@@ -84,8 +84,9 @@ class PredictPipeline : public TempDirTest {
     save_profile_manifest(manifest(TraceKind::replay, {0}, 2), prof_);
   }
 
-  // Runs the logged model; returns the sink.
-  KeepSink predict(bool with_profile, predict::ComputeScale* scale_out = nullptr) {
+  // Runs the seed's logged model (ranks independent), or the loggps one; returns the sink.
+  KeepSink predict(bool with_profile, predict::ComputeScale* scale_out = nullptr,
+                   bool loggps = false) {
     const TraceDir cap(cap_);
     std::vector<predict::ReplayProfile> profiles;
     if (with_profile) profiles.push_back(predict::open_profile(prof_, 2));
@@ -100,7 +101,10 @@ class PredictPipeline : public TempDirTest {
       feeds.push_back(std::move(f));
     }
     KeepSink sink;
-    predict::run_logged(feeds, params_, sink);
+    if (loggps)
+      predict::run_loggps(feeds, params_, sink);
+    else
+      predict::run_logged(feeds, params_, sink);
     return sink;
   }
 
@@ -177,12 +181,60 @@ TEST_F(PredictPipeline, AnSpmdRankFollowsTheReplayedRanksSegments) {
 
 TEST_F(PredictPipeline, AnSpmdRankKeepsItsOwnShareOfEachKindOfSegment) {
   // Rank 1's captured segments of each kind sum to twice rank 0's (more work, e.g. a root's):
-  // twice rank 0's replayed segments.
+  // twice rank 0's replayed segments (at the same step: rank 0's captured 10 and 30 us are
+  // not the same work).
   write_rank(cap_, 0, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
   write_rank(cap_, 1, barriers({20000, 20000, 60000, 20000, 2000}), 1'000'000);
   write_rank(prof_, 0, barriers({5000, 5000, 7000, 5000, 500}), 0);
   auto s = predict(true);
   EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 14000, 10000, 1000}));
+}
+
+// Both ranks' captures and rank 0's replay as barriers with these gaps (barriers() above).
+void write_barrier_runs(const std::filesystem::path& cap, const std::filesystem::path& prof,
+                        const std::vector<std::uint64_t>& rank0_gaps,
+                        const std::vector<std::uint64_t>& rank1_gaps,
+                        const std::vector<std::uint64_t>& replayed_gaps) {
+  write_rank(cap, 0, barriers(rank0_gaps), 1'000'000);
+  write_rank(cap, 1, barriers(rank1_gaps), 1'000'000);
+  write_rank(prof, 0, barriers(replayed_gaps), 0);
+}
+
+TEST_F(PredictPipeline, AnSpmdRanksSegmentsAreNotDrawnWithTheSourcesAtTheSameStep) {
+  // Rank 0's replay alternates 10 and 12 us between barriers (a real run's noise); the
+  // captures say both ranks do the same work, step after step (10 us each). Rank 1 takes rank
+  // 0's segment of each kind one step earlier (the first of a kind its own), so at each
+  // barrier one of the two ranks waits for the other, as two ranks with noise of their own do.
+  const std::vector<std::uint64_t> same = {10000, 10000, 10000, 10000, 10000, 1000};
+  write_barrier_runs(cap_, prof_, same, same, {10000, 10000, 12000, 10000, 12000, 500});
+  auto s = predict(true);
+  EXPECT_EQ(computes(s, 0), (std::vector<std::int64_t>{10000, 10000, 12000, 10000, 12000, 500}));
+  // Init -> Barrier: its own 10 us; Barrier -> Barrier: 10 (its own), then rank 0's previous
+  // 10, 12, 10; Barrier -> Finalize: its own 500 ns.
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 10000, 10000, 12000, 10000, 500}));
+  // With the loggps model (o = L = g = 0: a barrier ends when its last rank arrives), Init
+  // (500 ns as recorded) ends at 500. Barriers: both at 10500, both at 20500; rank 0 at
+  // 32500, rank 1 at 30500 (waits 2 us); rank 0 at 42500 (waits 2 us), rank 1 at 44500; rank
+  // 0 at 56500, rank 1 at 54500 (waits 2 us); Finalize at 57000 on both. A copy of rank 0's
+  // segments (the source's at the same step) never waits: Finalize at 500 + 54000 + 500.
+  params_.o = params_.L = params_.g = 0;
+  s = predict(true, nullptr, true);
+  EXPECT_EQ(s.calls[1][3].end - s.calls[1][3].start, 2000);
+  EXPECT_EQ(s.calls[0][4].end - s.calls[0][4].start, 2000);
+  EXPECT_EQ(s.calls[1][5].end - s.calls[1][5].start, 2000);
+  EXPECT_EQ(s.calls[0][6].start, 57000);
+  EXPECT_EQ(s.calls[1][6].start, 57000);
+}
+
+TEST_F(PredictPipeline, AlternatingPhasesBetweenTheSameCallsStayInStep) {
+  // Rank 0's replay alternates 4 and 12 us between barriers, and so did both captures (4 and
+  // 12 us): two phases of different work between the same calls, not noise (the captured
+  // gaps 3x apart, outside 0.8-1.25x). Rank 1 takes rank 0's segments at the same step, so
+  // its 12 us phases meet rank 0's: a step earlier would put 12 against 4 at every barrier.
+  const std::vector<std::uint64_t> phases = {10000, 4000, 12000, 4000, 12000, 1000};
+  write_barrier_runs(cap_, prof_, phases, phases, {10000, 4000, 12000, 4000, 12000, 500});
+  auto s = predict(true);
+  EXPECT_EQ(computes(s, 1), (std::vector<std::int64_t>{10000, 4000, 12000, 4000, 12000, 500}));
 }
 
 TEST_F(PredictPipeline, OneStretchedSegmentDoesNotScaleTheWholeKind) {

@@ -93,7 +93,21 @@ std::optional<std::int64_t> AlignedCompute::next(const Event& ev) {
   const double share = it->second;
   if (share < kMinShare || share > kMaxShare) return std::nullopt;
   ++aligned_;
-  return std::llround(static_cast<double>(s.source_replayed) * share);
+  // The source's gap of this kind one occurrence earlier (the first takes its own): the same
+  // gaps, so the same sum and spread, but not drawn at the same moment. Two ranks' noise is
+  // independent, and at each exchange the run waits for the larger of the two gaps; a copy of
+  // the source's gap at the same step would wait for neither. Only where the capture says the
+  // two steps are the same work (their captured gaps alike): phases of different work that
+  // alternate between the same calls stay in step, while the replay's noise, however large,
+  // is moved.
+  const auto prev = previous_.try_emplace(s.kind, Previous{s.source_gap, s.source_replayed}).first;
+  const Previous earlier = std::exchange(prev->second, Previous{s.source_gap, s.source_replayed});
+  const auto captured = static_cast<double>(s.source_gap);
+  const auto before = static_cast<double>(earlier.captured);
+  const bool alike = before >= kMinLag * captured && before <= kMaxLag * captured;
+  const auto now = static_cast<double>(s.source_replayed);
+  const auto lagged = static_cast<double>(earlier.replayed);
+  return std::llround((alike ? lagged : now) * share);
 }
 
 }  // namespace encore::predict

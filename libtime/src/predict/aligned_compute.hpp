@@ -6,10 +6,14 @@
 // the capture's one-off stretches of single segments on either rank do not move. Scaling this
 // rank's own captured segment instead (the overall ratio) keeps whatever the capture added to that
 // one segment (the writer thread taking the core for a few ms), which no replay measured and which
-// a two-rank exchange turns into the other rank's wait. Unsuccessful polls (Test*, Iprobe) may
-// differ in number between the ranks: they are skipped when lining the calls up, and the segments
-// around them are not aligned. Used by `encore predict --infer aligned` (the default). Internal to
-// libtime's predict code.
+// a two-rank exchange turns into the other rank's wait. Each inferred segment takes the source's
+// segment of its kind one occurrence earlier: the same gaps (sum and spread), but not the same
+// draw at the same step, so that an exchange waits for the longer of the two ranks' segments as
+// in a real run (a copy never waits: halo2d's one-rank predictions ran 2-3 % under the
+// all-replayed ones); only where the two are within kMinLag-kMaxLag of each other. Unsuccessful
+// polls (Test*, Iprobe) may differ in number between the ranks: they are skipped when lining the
+// calls up, and the segments around them are not aligned. Used by `encore predict --infer aligned`
+// (the default). Internal to libtime's predict code.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +34,11 @@ class AlignedCompute {
   // A kind of segment follows the source only where this rank's captured share of it (the
   // median ratio) is within these factors.
   static constexpr double kMinShare = 0.5, kMaxShare = 2.0;
+  // The source's previous segment of a kind stands in for the current one only where the
+  // source's captured gaps at the two steps are within these factors of each other: noise
+  // (halo2d's 350 us segments, replayed: 98-99 % of consecutive pairs within), not phases of
+  // different work between the same calls.
+  static constexpr double kMinLag = 0.8, kMaxLag = 1.25;
 
   // `rank` inferred from `source`, whose replay profile's events are `source_profile`. Reads
   // both captures once to sum each kind of aligned segment (what next() then scales by).
@@ -72,6 +81,10 @@ class AlignedCompute {
 
  private:
   std::map<Kind, double> shares_;  // kinds with at least one pair whose source gap took time
+  struct Previous {
+    std::int64_t captured = 0, replayed = 0;
+  };
+  std::map<Kind, Previous> previous_;  // the source's last gap of each kind
   LineUp line_;
   std::uint64_t aligned_ = 0;
 };
