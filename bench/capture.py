@@ -9,7 +9,8 @@ alternated with the plain run): two builds' capture costs compared on the same m
 the loops also print each library's time over the first library's in the same round (median)
 and in how many rounds it was below.
 
-Measures, on 2 ranks (one per core):
+Measures, on 2 ranks (on a 2-core machine, one per core; bound to it with --bind, else where the
+scheduler puts them and their writer threads):
   * the 8-byte ping-pong and an MPI_Iprobe polling loop: time per iteration, traced / plain,
     and the capture cost per MPI call it implies; beside them, the same loops under the floor
     probe (bench_floor_probe: two TSC reads and a 32-byte record a call, nothing else), the
@@ -48,6 +49,9 @@ def main():
                     "to be quiet (others' un-niced work, steal: benchlib.QuietGate); 0: no wait")
     ap.add_argument("--only", choices=("loops", "pingpong1M", "halo2d"),
                     help="run one part only (more rounds of it in the same time)")
+    ap.add_argument("--bind", action="store_true",
+                    help="bind each rank to a core (mpiexec -bind-to core), plain and traced "
+                    "runs alike; the capture's writer thread then shares its own rank's core")
     args = ap.parse_args()
     libs = args.lib or [None]
     part = lambda name: args.only in (None, name)
@@ -59,7 +63,7 @@ def main():
     floor_probe = build / "bench/libbench_floor_probe.so"
     halo = build / "examples/example_halo2d"
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-bench-"))
-    mpiexec = ["mpiexec", "-n", "2"]
+    mpiexec = ["mpiexec", *(["-bind-to", "core"] if args.bind else []), "-n", "2"]
 
     def traced(trace, cmd, lib, env=None, stderr=False):
         shutil.rmtree(trace, ignore_errors=True)
