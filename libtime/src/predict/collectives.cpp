@@ -122,14 +122,32 @@ void ring(Times& t, std::size_t steps, std::uint64_t n, const Net& net, bool com
   for (std::size_t s = 0; s < steps; ++s) shift_round(t, 1, n, net, combine);
 }
 
+// The largest power of two not above p (p >= 1).
+std::size_t pof2_below(std::size_t p) {
+  std::size_t pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  return pof2;
+}
+
+// Recursive halving among v's ranks (a power of two): partners i ^ mask swap half of what is
+// left each step and combine what they got. The sizes swapped, step by step.
+std::vector<std::uint64_t> halving(Times& v, std::uint64_t bytes, const Net& net) {
+  std::vector<std::uint64_t> sizes;
+  for (std::size_t mask = 1, size = bytes; mask < v.size(); mask <<= 1) {
+    size = (size + 1) / 2;
+    sizes.push_back(size);
+    exchange_round(v, v.size(), mask, size, net, true);
+  }
+  return sizes;
+}
+
 // Rabenseifner's allreduce as MPICH runs it: the ranks beyond the largest power of two hand
 // their vector to a neighbour first; the pof2 others reduce-scatter by recursive halving
 // (partners i ^ mask, half of what is left each step, combined) and allgather back by
 // recursive doubling; then the neighbours get the result back.
 void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
   const std::size_t p = t.size();
-  std::size_t pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
+  const std::size_t pof2 = pof2_below(p);
   const std::size_t rem = p - pof2;
   // Ranks 0 .. 2rem-1: even ones send to the odd ones and sit out (MPICH's layout); the
   // survivors are renumbered 0 .. pof2-1 for the exchanges.
@@ -145,13 +163,7 @@ void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
     real[k] = i;
     v[k++] = t[i];
   }
-  std::uint64_t size = bytes;
-  std::vector<std::uint64_t> sizes;
-  for (std::size_t mask = 1; mask < pof2; mask <<= 1) {
-    size = (size + 1) / 2;
-    sizes.push_back(size);
-    exchange_round(v, pof2, mask, size, net, true);
-  }
+  const std::vector<std::uint64_t> sizes = halving(v, bytes, net);
   for (std::size_t mask = pof2 >> 1, k = sizes.size(); mask > 0; mask >>= 1)
     exchange_round(v, pof2, mask, sizes[--k], net, false);
   for (std::size_t k = 0; k < pof2; ++k) t[real[k]] = v[k];
@@ -171,8 +183,7 @@ void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
 // until its part reached the root.
 void reduce_scatter_gather(Times& t, std::size_t root, std::uint64_t bytes, const Net& net) {
   const std::size_t p = t.size();
-  std::size_t pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
+  const std::size_t pof2 = pof2_below(p);
   const std::size_t rem = p - pof2;
   for (std::size_t i = 1; i < 2 * rem; i += 2) {
     const auto m = net.message(t[i], t[i - 1], bytes, true);
@@ -182,13 +193,7 @@ void reduce_scatter_gather(Times& t, std::size_t root, std::uint64_t bytes, cons
   const auto real = [&](std::size_t k) { return k < rem ? 2 * k : k + rem; };
   Times v(pof2);
   for (std::size_t k = 0; k < pof2; ++k) v[k] = t[real(k)];
-  std::uint64_t size = bytes;
-  std::vector<std::uint64_t> sizes;
-  for (std::size_t mask = 1; mask < pof2; mask <<= 1) {
-    size = (size + 1) / 2;
-    sizes.push_back(size);
-    exchange_round(v, pof2, mask, size, net, true);
-  }
+  const std::vector<std::uint64_t> sizes = halving(v, bytes, net);
   for (std::size_t k = 0; k < pof2; ++k) t[real(k)] = v[k];
   // Which real rank plays each new rank in the gather, and the new rank of the root.
   std::vector<std::size_t> plays(pof2);
