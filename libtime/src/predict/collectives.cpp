@@ -10,8 +10,13 @@ using Times = std::vector<std::int64_t>;
 
 struct Net {
   const LogGPSParams& p;
-  bool nonblocking = false;           // combines at the nonblocking reductions' gamma
+  double gamma = 0;                   // ns per byte combined: this collective's kind's
   mutable std::uint64_t largest = 0;  // the largest message sent (what a fitted G is for)
+  Net(const LogGPSParams& params, CollKind kind, bool nonblocking = false)
+      : p(params), gamma(params.gamma_for(to_string(kind), nonblocking)) {}
+  std::int64_t combine_ns(std::uint64_t n) const {
+    return static_cast<std::int64_t>(static_cast<double>(n) * gamma + 0.5);
+  }
   std::int64_t o() const { return p.overhead_ns(); }
   std::int64_t send_cost(std::uint64_t n) const {
     largest = std::max(largest, n);
@@ -21,8 +26,7 @@ struct Net {
   // receiver then combines the bytes into its buffer.
   std::int64_t recv_done(std::int64_t tr, std::int64_t ts, std::uint64_t n,
                          bool combine = false) const {
-    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o() +
-           (combine ? p.reduce_ns(n, nonblocking) : 0);
+    return std::max(tr, ts + send_cost(n) + p.latency_ns()) + o() + (combine ? combine_ns(n) : 0);
   }
   struct Ends {
     std::int64_t send, recv;
@@ -34,7 +38,7 @@ struct Net {
   // receiver L + o after the sender. (A Reduce's non-root waited 50 ms for a late root in a
   // recording of the collectives example where the eager rule gave it 3 ms.)
   Ends message(std::int64_t ts, std::int64_t tr, std::uint64_t n, bool combine = false) const {
-    const std::int64_t extra = combine ? p.reduce_ns(n, nonblocking) : 0;
+    const std::int64_t extra = combine ? combine_ns(n) : 0;
     if (!p.rendezvous(n)) return {ts + send_cost(n), recv_done(tr, ts, n, combine)};
     const std::int64_t L = p.latency_ns();
     const std::int64_t send = std::max(ts + o() + L, tr) + L + send_cost(n);
@@ -118,14 +122,32 @@ void ring(Times& t, std::size_t steps, std::uint64_t n, const Net& net, bool com
   for (std::size_t s = 0; s < steps; ++s) shift_round(t, 1, n, net, combine);
 }
 
+// The largest power of two not above p (p >= 1).
+std::size_t pof2_below(std::size_t p) {
+  std::size_t pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  return pof2;
+}
+
+// Recursive halving among v's ranks (a power of two): partners i ^ mask swap half of what is
+// left each step and combine what they got. The sizes swapped, step by step.
+std::vector<std::uint64_t> halving(Times& v, std::uint64_t bytes, const Net& net) {
+  std::vector<std::uint64_t> sizes;
+  for (std::size_t mask = 1, size = bytes; mask < v.size(); mask <<= 1) {
+    size = (size + 1) / 2;
+    sizes.push_back(size);
+    exchange_round(v, v.size(), mask, size, net, true);
+  }
+  return sizes;
+}
+
 // Rabenseifner's allreduce as MPICH runs it: the ranks beyond the largest power of two hand
 // their vector to a neighbour first; the pof2 others reduce-scatter by recursive halving
 // (partners i ^ mask, half of what is left each step, combined) and allgather back by
 // recursive doubling; then the neighbours get the result back.
 void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
   const std::size_t p = t.size();
-  std::size_t pof2 = 1;
-  while (pof2 * 2 <= p) pof2 *= 2;
+  const std::size_t pof2 = pof2_below(p);
   const std::size_t rem = p - pof2;
   // Ranks 0 .. 2rem-1: even ones send to the odd ones and sit out (MPICH's layout); the
   // survivors are renumbered 0 .. pof2-1 for the exchanges.
@@ -141,13 +163,7 @@ void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
     real[k] = i;
     v[k++] = t[i];
   }
-  std::uint64_t size = bytes;
-  std::vector<std::uint64_t> sizes;
-  for (std::size_t mask = 1; mask < pof2; mask <<= 1) {
-    size = (size + 1) / 2;
-    sizes.push_back(size);
-    exchange_round(v, pof2, mask, size, net, true);
-  }
+  const std::vector<std::uint64_t> sizes = halving(v, bytes, net);
   for (std::size_t mask = pof2 >> 1, k = sizes.size(); mask > 0; mask >>= 1)
     exchange_round(v, pof2, mask, sizes[--k], net, false);
   for (std::size_t k = 0; k < pof2; ++k) t[real[k]] = v[k];
@@ -155,6 +171,49 @@ void rabenseifner(Times& t, std::uint64_t bytes, const Net& net) {
     const auto m = net.message(t[i + 1], t[i], bytes);
     t[i + 1] = m.send;
     t[i] = m.recv;
+  }
+}
+
+// MPICH's reduce for built-in operations above kReduceShort (reduce_scatter_gather,
+// Rabenseifner's): the odd ranks below 2 rem hand their vector to their left neighbour, which
+// combines it; the pof2 others reduce-scatter by recursive halving (as in rabenseifner()), each
+// then holding 1/pof2 of the result; a binomial tree gathers those to the root, the sender at
+// distance m (from pof2/2 down to 1) sending the bytes/(2m) it holds. An excluded root first
+// gets rank 0's block and takes its place. So every member combines, and the non-root stays
+// until its part reached the root.
+void reduce_scatter_gather(Times& t, std::size_t root, std::uint64_t bytes, const Net& net) {
+  const std::size_t p = t.size();
+  const std::size_t pof2 = pof2_below(p);
+  const std::size_t rem = p - pof2;
+  for (std::size_t i = 1; i < 2 * rem; i += 2) {
+    const auto m = net.message(t[i], t[i - 1], bytes, true);
+    t[i - 1] = m.recv;
+    t[i] = m.send;
+  }
+  const auto real = [&](std::size_t k) { return k < rem ? 2 * k : k + rem; };
+  Times v(pof2);
+  for (std::size_t k = 0; k < pof2; ++k) v[k] = t[real(k)];
+  const std::vector<std::uint64_t> sizes = halving(v, bytes, net);
+  for (std::size_t k = 0; k < pof2; ++k) t[real(k)] = v[k];
+  // Which real rank plays each new rank in the gather, and the new rank of the root.
+  std::vector<std::size_t> plays(pof2);
+  for (std::size_t k = 0; k < pof2; ++k) plays[k] = real(k);
+  std::size_t newroot = root < 2 * rem ? root / 2 : root - rem;
+  if (root < 2 * rem && root % 2 != 0) {  // excluded: rank 0's block first
+    const auto m = net.message(t[0], t[root], sizes.empty() ? bytes : sizes.back());
+    t[root] = m.recv;
+    t[0] = m.send;
+    plays[0] = root;
+    newroot = 0;
+  }
+  for (std::size_t mask = pof2 >> 1, k = sizes.size(); mask > 0; mask >>= 1) {
+    const std::uint64_t n = sizes[--k];
+    for (std::size_t rel = mask; rel < 2 * mask; ++rel) {  // senders, relative to the root
+      const std::size_t from = plays[rel ^ newroot], to = plays[(rel ^ mask) ^ newroot];
+      const auto m = net.message(t[from], t[to], n);
+      t[to] = m.recv;
+      t[from] = m.send;
+    }
   }
 }
 
@@ -193,6 +252,7 @@ std::string_view algorithm_name(CollKind kind, std::uint64_t bytes, std::size_t 
     case CollKind::bcast:
       return bytes < kBcastShort || p < 8 ? "binomial tree" : "scatter + ring allgather";
     case CollKind::reduce:
+      return bytes <= kReduceShort ? "binomial tree" : "reduce-scatter + gather";
     case CollKind::gather:
     case CollKind::scatter:
       return "binomial tree";
@@ -237,7 +297,10 @@ void run(CollKind kind, Times& t, std::size_t root, std::uint64_t bytes, const N
       }
       break;
     case CollKind::reduce:
-      tree_up(t, root, net, whole, true);
+      if (bytes <= kReduceShort || bytes < p)
+        tree_up(t, root, net, whole, true);
+      else
+        reduce_scatter_gather(t, root, bytes, net);
       break;
     case CollKind::gather:
       tree_up(t, root, net, subtree, false);
@@ -290,7 +353,7 @@ std::vector<std::int64_t> collective_end_times(CollKind kind, std::span<const st
                                                std::size_t root, std::uint64_t bytes,
                                                const LogGPSParams& params, bool nonblocking) {
   Times t(arrive.begin(), arrive.end());
-  run(kind, t, root, bytes, Net{params, nonblocking});
+  run(kind, t, root, bytes, Net{params, kind, nonblocking});
   return t;
 }
 
@@ -333,7 +396,7 @@ std::optional<CollectiveG> collective_G(CollKind kind, std::span<const std::int6
   const auto last = [&](double g) {
     q.G = g;
     Times t(arrive.begin(), arrive.end());
-    const Net net{q};
+    const Net net{q, kind};
     run(kind, t, root, bytes, net);
     largest = net.largest;
     return *std::max_element(t.begin(), t.end());
@@ -349,11 +412,12 @@ std::optional<double> collective_gamma(CollKind kind, std::span<const std::int64
                                        const LogGPSParams& params, std::int64_t last_end) {
   if (arrive.size() <= 1 || bytes == 0 || !reduces(kind)) return std::nullopt;
   LogGPSParams q = params;
+  q.gamma_by_kind.clear();  // the gamma tried, whatever the kind
   // Like G, every combine's time grows with gamma, and the end with it.
   const auto last = [&](double gamma) {
     q.gamma = gamma;
     Times t(arrive.begin(), arrive.end());
-    run(kind, t, root, bytes, Net{q});
+    run(kind, t, root, bytes, Net{q, kind});
     return *std::max_element(t.begin(), t.end());
   };
   return bisect(last, last_end);

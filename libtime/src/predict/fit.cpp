@@ -504,6 +504,15 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   const std::vector<double> gammas = gammas_of(reductions);
   f.reduction_samples = gammas.size();
   p.gamma = median(gammas);
+  // Each kind's own where it has any (the kinds' algorithms and buffers differ: the
+  // collectives example's Reduce fitted about twice its Allreduce's gamma); gamma, their
+  // median, for the kinds without.
+  std::map<CollKind, std::vector<const CollSample*>> by_kind;
+  for (const CollSample* cs : reductions) by_kind[cs->kind].push_back(cs);
+  if (by_kind.size() > 1)
+    for (const auto& [kind, samples] : by_kind)
+      if (const std::vector<double> g = gammas_of(samples); !g.empty())
+        p.gamma_by_kind[std::string(to_string(kind))] = median(g);
   if (gammas.empty())
     f.notes += reductions.empty() ? "gamma: no reduction above S, 0; "
                                   : "gamma: no G measured apart from the reductions, 0; ";
@@ -534,6 +543,10 @@ nlohmann::json to_json(const FitReport& f) {
 }
 
 std::string describe(const FitReport& f) {
+  std::string by_kind;
+  for (const auto& [kind, g] : f.params.gamma_by_kind)
+    by_kind += fmt::format("{}{} {:.4f}", by_kind.empty() ? " (" : ", ", kind, g);
+  if (!by_kind.empty()) by_kind += ")";
   std::string large;
   for (const SizeClassG& c : f.params.G_classes)
     large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
@@ -547,8 +560,8 @@ std::string describe(const FitReport& f) {
                         f.collective_samples),
       large,
       f.reduction_samples == 0 ? ""
-                               : fmt::format("; gamma {:.4f} ns/B from {} reductions",
-                                             f.params.gamma, f.reduction_samples),
+                               : fmt::format("; gamma {:.4f} ns/B from {} reductions{}",
+                                             f.params.gamma, f.reduction_samples, by_kind),
       f.nonblocking_reduction_samples == 0
           ? ""
           : fmt::format("; nonblocking reductions' gamma {:.4f} ns/B from {}",

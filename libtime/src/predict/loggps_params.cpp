@@ -13,6 +13,10 @@ nlohmann::json to_json(const LogGPSParams& p) {
   nlohmann::json j = {{"L", p.L}, {"o", p.o},         {"g", p.g},          {"G", p.G},
                       {"S", p.S}, {"gamma", p.gamma}, {"source", p.source}};
   if (p.gamma_nonblocking) j["gamma_nonblocking"] = *p.gamma_nonblocking;
+  if (!p.gamma_by_kind.empty()) {
+    auto& kinds = j["gamma_by_kind"] = nlohmann::json::object();
+    for (const auto& [kind, g] : p.gamma_by_kind) kinds[kind] = g;
+  }
   if (!p.G_classes.empty()) {
     auto& classes = j["G_classes"] = nlohmann::json::array();
     for (const SizeClassG& c : p.G_classes) classes.push_back({{"from", c.from}, {"G", c.G}});
@@ -24,13 +28,14 @@ LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", source));
   LogGPSParams p;
   p.source = source;
-  const auto real = [&](const char* key, double& out) {
-    if (!j.contains(key)) return;
-    const auto& v = j.at(key);
+  const auto number = [&](const nlohmann::json& v, std::string_view key) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
         v.get<double>() > 1e12)
       throw Error(fmt::format("{}: {}: expected a number of ns between 0 and 1e12", source, key));
-    out = v.get<double>();
+    return v.get<double>();
+  };
+  const auto real = [&](const char* key, double& out) {
+    if (j.contains(key)) out = number(j.at(key), key);
   };
   real("L", p.L);
   real("o", p.o);
@@ -38,6 +43,22 @@ LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source
   real("G", p.G);
   real("gamma", p.gamma);
   if (j.contains("gamma_nonblocking")) real("gamma_nonblocking", p.gamma_nonblocking.emplace());
+  if (j.contains("gamma_by_kind")) {
+    const auto& v = j.at("gamma_by_kind");
+    if (!v.is_object())
+      throw Error(
+          fmt::format("{}: gamma_by_kind: expected an object of ns per byte by kind "
+                      "(reduce, allreduce, reduce_scatter, scan)",
+                      source));
+    for (const auto& [kind, g] : v.items()) {
+      if (kind != "reduce" && kind != "allreduce" && kind != "reduce_scatter" && kind != "scan")
+        throw Error(
+            fmt::format("{}: gamma_by_kind: {}: not a reduction (reduce, allreduce, "
+                        "reduce_scatter, scan)",
+                        source, kind));
+      p.gamma_by_kind[kind] = number(g, "gamma_by_kind." + kind);
+    }
+  }
   if (j.contains("S")) {
     const auto& v = j.at("S");
     if (!v.is_number_integer() || v.get<std::int64_t>() < 0)

@@ -33,7 +33,8 @@ std::string_view to_string(CollKind kind) noexcept;
 // Size crossovers (bytes), MPICH 4.0's defaults for the algorithms we model.
 inline constexpr std::uint64_t kBcastShort = 12288;  // binomial below, scatter+ring above
 inline constexpr std::uint64_t kAllreduceShort =
-    2048;  // recursive doubling below, Rabenseifner above
+    2048;                                            // recursive doubling below, Rabenseifner above
+inline constexpr std::uint64_t kReduceShort = 2048;  // binomial below, reduce-scatter + gather
 inline constexpr std::uint64_t kAllgatherShort = 81920;  // total bytes: doubling below, ring above
 
 // Which algorithm a collective of `bytes` (per-rank block, see engine) on p ranks uses.

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,8 +35,13 @@ struct LogGPSParams {
   std::uint64_t S = 65536;                  // bytes: messages larger than S use rendezvous
   double gamma = 0;                         // ns per byte combined by a reduction
   std::optional<double> gamma_nonblocking;  // ns per byte, nonblocking reductions; unset: gamma
-  std::vector<SizeClassG> G_classes;        // ascending `from`; below the first, G
-  std::string source = "defaults";          // "defaults", "fit from TRACE", or the file read
+  // ns per byte, the blocking reductions of one kind ("reduce", "allreduce", "reduce_scatter",
+  // "scan"; collectives.hpp's to_string): MPICH runs each by its own algorithm with its own
+  // buffers, and the example's Reduce (int64 sum into a fresh buffer) combined at about twice
+  // its Allreduce's rate. A kind not named takes gamma.
+  std::map<std::string, double, std::less<>> gamma_by_kind;
+  std::vector<SizeClassG> G_classes;  // ascending `from`; below the first, G
+  std::string source = "defaults";    // "defaults", "fit from TRACE", or the file read
 
   // G for a message of `bytes`: the last class starting at or below it, else G.
   double G_for(std::uint64_t bytes) const {
@@ -62,6 +69,13 @@ struct LogGPSParams {
   double gamma_for(bool nonblocking) const {
     return nonblocking && gamma_nonblocking ? *gamma_nonblocking : gamma;
   }
+  // The gamma of a reduction of kind `kind` (a CollKind's name): gamma_nonblocking for a
+  // nonblocking one where set, else the kind's own where fitted or given, else gamma.
+  double gamma_for(std::string_view kind, bool nonblocking) const {
+    if (nonblocking && gamma_nonblocking) return *gamma_nonblocking;
+    const auto it = gamma_by_kind.find(kind);
+    return it == gamma_by_kind.end() ? gamma : it->second;
+  }
   std::int64_t reduce_ns(std::uint64_t bytes, bool nonblocking = false) const {
     return static_cast<std::int64_t>(static_cast<double>(bytes) * gamma_for(nonblocking) + 0.5);
   }
@@ -72,7 +86,9 @@ struct LogGPSParams {
 
 nlohmann::json to_json(const LogGPSParams& p);
 // {"L": ns, "o": ns, "g": ns, "G": ns per byte, "S": bytes, "gamma": ns per byte,
-// "gamma_nonblocking": ns per byte (written only when set), "G_classes":
+// "gamma_nonblocking": ns per byte (written only when set), "gamma_by_kind": {"reduce": ns
+// per byte, ...} (written only when set; the keys reduce, allreduce, reduce_scatter, scan),
+// "G_classes":
 // [{"from": bytes, "G": ns per byte}...]}; missing keys keep their defaults. Throws Error naming
 // `source` and the key on a bad value.
 LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source);
