@@ -139,16 +139,26 @@ class LightCall {
   ENCORE_HOT int recv_call(void* buf, int count, MPI_Datatype type, int source, int tag,
                            MPI_Comm comm, MPI_Status* status) {
     const std::uint64_t events = ts_->events_total();
-    if (events - ts_->recv_helped_at >= ThreadStream::kRecvHelpFrom && source != MPI_PROC_NULL &&
-        ts_->on_wait) [[unlikely]] {
+    if (events - ts_->recv_helped_at >= ThreadStream::kRecvHelpFrom && ts_->on_wait &&
+        valid_peer(source, tag, comm)) [[unlikely]] {
       int found = 1;
-      // An error here (an invalid source) is left to PMPI_Recv to raise.
       if (PMPI_Iprobe(source, tag, comm, &found, MPI_STATUS_IGNORE) == MPI_SUCCESS && !found) {
         ts_->recv_helped_at = events;
         ts_->on_wait();
       }
     }
     return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  }
+
+  // Whether a probe for (source, tag) on `comm` raises no error, which PMPI_Recv would raise
+  // again (a user's error handler would run twice): a source of the communicator or
+  // MPI_ANY_SOURCE, a tag >= 0 or MPI_ANY_TAG (not MPI_PROC_NULL: nothing to wait for).
+  // Left out: a tag above MPI_TAG_UB, and an invalid communicator (MPI_Comm_size raises).
+  static bool valid_peer(int source, int tag, MPI_Comm comm) noexcept {
+    int size = 0;
+    return (tag >= 0 || tag == MPI_ANY_TAG) &&
+           (source == MPI_ANY_SOURCE ||
+            (source >= 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS && source < size));
   }
 
   // Records the receive if it is light; else (false) the shim records it through a Call.

@@ -1,10 +1,11 @@
-"""A light MPI_Recv that may wait while its thread has events the writer has not encoded is
-made as MPI_Irecv, MPI_Test and, after a slice of the writer's work (TraceWriter::help),
-MPI_Wait (LightCall::recv_call). The application must see exactly what MPI_Recv gives
-(statuses, MPI_ANY_SOURCE and MPI_ANY_TAG, MPI_STATUS_IGNORE, MPI_PROC_NULL, a derived
-datatype, error codes under MPI_ERRORS_RETURN: the program checks them itself), and the trace
-must hold the same events as with the lean paths off (ENCORE_LEAN=0, every receive a plain
-PMPI_Recv through a Call), timings aside."""
+"""A light MPI_Recv that may wait while its thread has events the writer has not encoded first
+probes for its message and, not finding it, does a slice of the writer's work
+(TraceWriter::help) before the PMPI_Recv (LightCall::recv_call). The application must see
+exactly what MPI_Recv gives (statuses, MPI_ANY_SOURCE and MPI_ANY_TAG, MPI_STATUS_IGNORE,
+MPI_PROC_NULL, a derived datatype, error codes under an error handler that returns, which must
+run once an error: the program checks them itself), and the trace must hold the same events
+as with the lean paths off (ENCORE_LEAN=0, every receive a plain PMPI_Recv through a Call),
+timings aside."""
 import os
 import re
 
@@ -36,9 +37,9 @@ class RecvWait(harness.TempDirTest):
             self.assertEqual(len(lean), len(full), f"rank {rank}")
             for i, (a, b) in enumerate(zip(lean, full)):
                 self.assertEqual(a, b, f"rank {rank}, line {i}")
-        # Rank 1's receives are all there: eight a round, with their statuses.
+        # Rank 1's receives are all there: nine a round, with their statuses.
         receives = [line for line in shown[0][1] if " MPI_Recv " in line]
-        self.assertEqual(len(receives), 8 * ROUNDS)
+        self.assertEqual(len(receives), 9 * ROUNDS)
         self.assertEqual(sum("tag=6" in line and "src=0" in line for line in receives), ROUNDS)
 
 

@@ -1,9 +1,10 @@
 /* Blocking receives that wait while their thread has events the writer has not encoded (the
- * light MPI_Recv then posts the receive and helps its writer before waiting,
- * LightCall::recv_call): rank 1 sends a few light messages, then receives one that rank 0
+ * light MPI_Recv then probes for its message and, not finding it, helps its writer before it
+ * blocks: LightCall::recv_call): rank 1 sends a few light messages, then receives one that rank 0
  * sends only after a pause. Each round covers a named source and tag, MPI_ANY_SOURCE and
  * MPI_ANY_TAG, MPI_STATUS_IGNORE, MPI_PROC_NULL, a derived datatype, a truncated message and an
- * invalid source under MPI_ERRORS_RETURN; rank 1 checks what each returns and fails (exit 1)
+ * invalid source and tag under an error handler that returns (which must run once for each);
+ * rank 1 checks what each returns and fails (exit 1)
  * on any difference from what MPI_Recv must give.
  * Arguments: [rounds] [pause in microseconds]. */
 #include <stdio.h>
@@ -13,6 +14,13 @@
 #include <mpi.h>
 
 static int failures = 0;
+static int raised = 0; /* calls of errcomm's error handler */
+
+static void count_error(MPI_Comm* comm, int* code, ...) {
+  (void)comm;
+  (void)code;
+  ++raised;
+}
 
 static void expect(int ok, int round, const char* what) {
   if (!ok) {
@@ -26,13 +34,15 @@ static void publish(int n) {
   for (int i = 0; i < n; ++i) MPI_Send(&i, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
 }
 
-/* Rank 0: takes rank 1's light sends, pauses, then sends `count` of `type`. */
+/* Rank 0: takes rank 1's light sends, pauses, then sends `count` of `type` (unless `comm` is
+ * MPI_COMM_NULL). */
 static void answer(int n, int pause_us, const void* buf, int count, MPI_Datatype type, int tag,
                    MPI_Comm comm) {
   for (int i = 0; i < n; ++i) {
     int v;
     MPI_Recv(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
+  if (comm == MPI_COMM_NULL) return; /* no message: rank 1's receive fails */
   usleep((useconds_t)pause_us);
   MPI_Send(buf, count, type, 1, tag, comm);
 }
@@ -48,8 +58,9 @@ static void round_of(int rank, int round, int pause_us, MPI_Datatype vec, MPI_Co
     answer(3, pause_us, data, 1, MPI_INT, 6, MPI_COMM_WORLD);
     answer(3, pause_us, data, 2, MPI_INT, 7, MPI_COMM_WORLD);
     answer(3, pause_us, data, 1, vec, 8, MPI_COMM_WORLD);
-    answer(3, pause_us, data, 4, MPI_INT, 9, errcomm);  /* truncated at rank 1 */
-    answer(3, pause_us, data, 1, MPI_INT, 10, errcomm); /* received after the truncation */
+    answer(3, pause_us, data, 4, MPI_INT, 9, errcomm);                 /* truncated at rank 1 */
+    answer(3, pause_us, NULL, 0, MPI_DATATYPE_NULL, 0, MPI_COMM_NULL); /* the invalid tag's */
+    answer(3, pause_us, data, 1, MPI_INT, 10, errcomm); /* received after the errors */
     return;
   }
   publish(3);
@@ -92,6 +103,11 @@ static void round_of(int rank, int round, int pause_us, MPI_Datatype vec, MPI_Co
   rc = MPI_Recv(got, 2, MPI_INT, 99, 9, errcomm, &st);
   MPI_Error_class(rc, &cls);
   expect(cls == MPI_ERR_RANK, round, "invalid source returns MPI_ERR_RANK");
+  publish(3);
+  rc = MPI_Recv(got, 2, MPI_INT, 0, -5, errcomm, &st);
+  MPI_Error_class(rc, &cls);
+  expect(cls == MPI_ERR_TAG, round, "invalid tag returns MPI_ERR_TAG");
+  expect(raised == 3 * (round + 1), round, "the error handler runs once an error");
   got[0] = -1;
   publish(3);
   rc = MPI_Recv(got, 2, MPI_INT, 0, 10, errcomm, &st);
@@ -110,10 +126,13 @@ int main(int argc, char** argv) {
   MPI_Type_commit(&vec);
   MPI_Comm errcomm;
   MPI_Comm_dup(MPI_COMM_WORLD, &errcomm);
-  MPI_Comm_set_errhandler(errcomm, MPI_ERRORS_RETURN);
+  MPI_Errhandler counting;
+  MPI_Comm_create_errhandler(count_error, &counting);
+  MPI_Comm_set_errhandler(errcomm, counting);
   for (int r = 0; r < rounds; ++r) round_of(rank, r, pause_us, vec, errcomm);
   MPI_Type_free(&vec);
   MPI_Comm_free(&errcomm);
+  MPI_Errhandler_free(&counting);
   if (rank == 1) printf("capture_recv_wait: %d rounds, %d failures\n", rounds, failures);
   MPI_Finalize();
   return failures ? 1 : 0;
