@@ -127,6 +127,40 @@ class LightCall {
     return true;
   }
 
+  // The light MPI_Recv's own call, in place of PMPI_Recv. A receive that may wait while the
+  // thread has published events since it last helped its writer (ThreadStream::kRecvHelpFrom)
+  // first looks for its message (PMPI_Iprobe, same source, tag and communicator): if it is not
+  // there yet, the thread does a slice of the writer's work on those events (TraceWriter::help,
+  // as a run of failed polls does) before it blocks. The receive itself is always PMPI_Recv:
+  // on this one thread (the light path is never taken under MPI_THREAD_MULTIPLE) it matches
+  // the message the probe looked for, and it returns, and raises on the communicator's error
+  // handler, exactly what it would have alone. (MPI_Irecv and MPI_Wait would not: MPICH raises
+  // a failed wait's error, a truncation, as fatal whatever the communicator's handler.)
+  ENCORE_HOT int recv_call(void* buf, int count, MPI_Datatype type, int source, int tag,
+                           MPI_Comm comm, MPI_Status* status) {
+    const std::uint64_t events = ts_->events_total();
+    if (events - ts_->recv_helped_at >= ThreadStream::kRecvHelpFrom && ts_->on_wait &&
+        valid_peer(source, tag, comm)) [[unlikely]] {
+      int found = 1;
+      if (PMPI_Iprobe(source, tag, comm, &found, MPI_STATUS_IGNORE) == MPI_SUCCESS && !found) {
+        ts_->recv_helped_at = events;
+        ts_->on_wait();
+      }
+    }
+    return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  }
+
+  // Whether a probe for (source, tag) on `comm` raises no error, which PMPI_Recv would raise
+  // again (a user's error handler would run twice): a source of the communicator or
+  // MPI_ANY_SOURCE, a tag >= 0 or MPI_ANY_TAG (not MPI_PROC_NULL: nothing to wait for).
+  // Left out: a tag above MPI_TAG_UB, and an invalid communicator (MPI_Comm_size raises).
+  static bool valid_peer(int source, int tag, MPI_Comm comm) noexcept {
+    int size = 0;
+    return (tag >= 0 || tag == MPI_ANY_TAG) &&
+           (source == MPI_ANY_SOURCE ||
+            (source >= 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS && source < size));
+  }
+
   // Records the receive if it is light; else (false) the shim records it through a Call.
   ENCORE_HOT bool recv(int rc, fn::Id id, const void* buf, int count, MPI_Datatype type, int source,
                        int tag, MPI_Comm comm, const MPI_Status* status, bool ignored) {

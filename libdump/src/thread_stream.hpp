@@ -39,6 +39,10 @@ class ThreadStream {
   // Called from the kHelpFrom-th lean poll of a run on (Recorder::register_thread).
   std::function<void()> on_wait;
   static constexpr std::uint64_t kHelpFrom = 2;
+  // A light MPI_Recv helps (LightCall::recv_call) when the thread has published at least
+  // kRecvHelpFrom events since it last did: events_total() when it last helped.
+  static constexpr std::uint64_t kRecvHelpFrom = 2;
+  std::uint64_t recv_helped_at = 0;
   Segment* current_events() const noexcept { return ev_; }
 
   // Producer side ---------------------------------------------------------------------------

@@ -475,8 +475,10 @@ def _light_shim(f, params, kind, sig, call_args, record_args):
         lines.append("    MPI_Status* status = status_user == MPI_STATUS_IGNORE ? lean.status() : "
                      "status_user;")
         light_args += ", status, status_user == MPI_STATUS_IGNORE"
+    # A light receive's own call may help its writer while it waits (LightCall::recv_call).
+    pmpi = "lean.recv_call" if kind == "recv" else f"P{f.name}"
     lines += ["    lean.begin();",
-              f"    const int rc = P{f.name}({call_args});",
+              f"    const int rc = {pmpi}({call_args});",
               f"    if (lean.{kind}(rc, {light_args})) return rc;",
               f"    return {f.name}_record(lean, rc, {record_args});",
               "  }",
