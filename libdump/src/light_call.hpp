@@ -151,14 +151,35 @@ class LightCall {
   }
 
   // Whether a probe for (source, tag) on `comm` raises no error, which PMPI_Recv would raise
-  // again (a user's error handler would run twice): a source of the communicator or
-  // MPI_ANY_SOURCE, a tag >= 0 or MPI_ANY_TAG (not MPI_PROC_NULL: nothing to wait for).
-  // Left out: a tag above MPI_TAG_UB, and an invalid communicator (MPI_Comm_size raises).
+  // again (a user's error handler would run twice, or a fatal one would name MPI_Iprobe): a
+  // communicator the tool saw created (an invalid one would raise in any call on it), a source
+  // of its group (the remote group of an intercommunicator) or MPI_ANY_SOURCE, a tag from 0 to
+  // MPI_TAG_UB or MPI_ANY_TAG (not MPI_PROC_NULL: nothing to wait for).
   static bool valid_peer(int source, int tag, MPI_Comm comm) noexcept {
+    const Recorder* rec = Recorder::get();
+    if (comm == MPI_COMM_NULL || rec == nullptr ||
+        rec->comm_ids.lookup(comm) == event_format::kUnknownId)
+      return false;
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_ub())) return false;
+    if (source == MPI_ANY_SOURCE) return true;
+    int inter = 0;
     int size = 0;
-    return (tag >= 0 || tag == MPI_ANY_TAG) &&
-           (source == MPI_ANY_SOURCE ||
-            (source >= 0 && PMPI_Comm_size(comm, &size) == MPI_SUCCESS && source < size));
+    return source >= 0 && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS &&
+           (inter ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) ==
+               MPI_SUCCESS &&
+           source < size;
+  }
+  // MPI_TAG_UB of this run (at least 32767, the standard's minimum), read once.
+  static int tag_ub() noexcept {
+    static const int ub = [] {
+      void* value = nullptr;
+      int flag = 0;
+      return PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag) == MPI_SUCCESS && flag &&
+                     value
+                 ? *static_cast<const int*>(value)
+                 : 32767;
+    }();
+    return ub;
   }
 
   // Records the receive if it is light; else (false) the shim records it through a Call.

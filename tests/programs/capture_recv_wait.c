@@ -3,10 +3,12 @@
  * blocks: LightCall::recv_call): rank 1 sends a few light messages, then receives one that rank 0
  * sends only after a pause. Each round covers a named source and tag, MPI_ANY_SOURCE and
  * MPI_ANY_TAG, MPI_STATUS_IGNORE, MPI_PROC_NULL, a derived datatype, a truncated message and an
- * invalid source and tag under an error handler that returns (which must run once for each);
+ * invalid source, tag and (where MPI_TAG_UB leaves room) tag above MPI_TAG_UB under an error
+ * handler that returns (which must run once for each);
  * rank 1 checks what each returns and fails (exit 1)
  * on any difference from what MPI_Recv must give.
  * Arguments: [rounds] [pause in microseconds]. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,7 +16,8 @@
 #include <mpi.h>
 
 static int failures = 0;
-static int raised = 0; /* calls of errcomm's error handler */
+static int raised = 0;       /* calls of errcomm's error handler */
+static int tag_ub = INT_MAX; /* MPI_TAG_UB */
 
 static void count_error(MPI_Comm* comm, int* code, ...) {
   (void)comm;
@@ -107,7 +110,15 @@ static void round_of(int rank, int round, int pause_us, MPI_Datatype vec, MPI_Co
   rc = MPI_Recv(got, 2, MPI_INT, 0, -5, errcomm, &st);
   MPI_Error_class(rc, &cls);
   expect(cls == MPI_ERR_TAG, round, "invalid tag returns MPI_ERR_TAG");
-  expect(raised == 3 * (round + 1), round, "the error handler runs once an error");
+  int errors = 3;
+  if (tag_ub < INT_MAX) { /* a tag above MPI_TAG_UB: invalid too */
+    publish(3);
+    rc = MPI_Recv(got, 2, MPI_INT, 0, tag_ub + 1, errcomm, &st);
+    MPI_Error_class(rc, &cls);
+    expect(cls == MPI_ERR_TAG, round, "a tag above MPI_TAG_UB returns MPI_ERR_TAG");
+    errors = 4;
+  }
+  expect(raised == errors * (round + 1), round, "the error handler runs once an error");
   got[0] = -1;
   publish(3);
   rc = MPI_Recv(got, 2, MPI_INT, 0, 10, errcomm, &st);
@@ -121,6 +132,10 @@ int main(int argc, char** argv) {
   const int pause_us = argc > 2 ? atoi(argv[2]) : 1000;
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int* ub = NULL;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  if (flag) tag_ub = *ub;
   MPI_Datatype vec;
   MPI_Type_vector(4, 1, 2, MPI_INT, &vec);
   MPI_Type_commit(&vec);
@@ -133,7 +148,9 @@ int main(int argc, char** argv) {
   MPI_Type_free(&vec);
   MPI_Comm_free(&errcomm);
   MPI_Errhandler_free(&counting);
-  if (rank == 1) printf("capture_recv_wait: %d rounds, %d failures\n", rounds, failures);
+  if (rank == 1)
+    printf("capture_recv_wait: %d rounds, %d failures, %d receives a round\n", rounds, failures,
+           tag_ub < INT_MAX ? 10 : 9);
   MPI_Finalize();
   return failures ? 1 : 0;
 }
