@@ -21,6 +21,10 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
             against the modelled ones: the communication model's own error;
   replayed  every rank replayed (`encore replay -o`), one after the other, both models;
                                                                               goal <= 1 %
+  ... bracketed  the `replayed` and `one rank` rows (loggps; `replayed logged` too) against
+            the mean of two plain runs, the one before the replays and the one after them (the
+            `together` rows' plain run): this machine's state drifts by several % within minutes,
+            and the replays lie between the two; `bracket drift x` is the second over the first;
   together  every rank replayed at once, one per core as the real run had them, so what
             co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
   one rank  rank 0 replayed, rank 1 inferred from it (`one rank`: predict's default
@@ -329,6 +333,11 @@ def replay(tool, trace, rank, out, program, limit=False):
     run(limited(cmd, f"replay{rank}") if limit else cmd)
 
 
+# Rows also given against the mean of the plain runs before and after their replays.
+BRACKETED = ("replayed loggps", "replayed logged", "one rank loggps", "one rank ratio loggps",
+             "one rank r1 loggps", "one rank r1 ratio loggps")
+
+
 def replay_together(tool, trace, outs, program):
     """Every rank's replay at once, one per core as in the real run, so that what co-running
     ranks do to each other (shared cache, memory bandwidth) is in the measured compute too.
@@ -411,6 +420,7 @@ def main():
                                    "one rank ratio loggps", "one rank aligned loggps",
                                    "one rank r1 loggps", "one rank r1 ratio loggps",
                                    "one rank r1 aligned loggps",
+                                   *[f"{r} bracketed" for r in BRACKETED],
                                    "together loggps", "together logged", "slower loggps",
                                    "slower kept loggps", "slower all loggps",
                                    "slower quota loggps", "slower quota kept loggps",
@@ -421,7 +431,7 @@ def main():
                                          "model", "replayed", "one rank", "one rank r1",
                                          "together", "slower", "slower all")]))}
             ratio = {k: [] for k in ("compute x", "replayed compute x", "replayed vs plain x",
-                                     "inferred compute x",
+                                     "inferred compute x", "bracket drift x",
                                      "quota factor", "replay factor")}
             plain_s = []
             plains = {}  # (run, plain run's key) -> span (s)
@@ -496,9 +506,11 @@ def main():
                         replay(tool, trace, r, tmp / f"{name}-{i}-p{r}", program)
                         profiles.append(tmp / f"{name}-{i}-p{r}")
                     both = ("record", "plain replayed", "replay0", "replay1")
+                    bracket = {}  # row -> (predicted span, its inputs), for the bracketed rows
                     for model in ("loggps", "logged"):
-                        add(f"replayed {model}",
-                            100 * (predict(tool, trace, model, profiles) - plain) / plain, *both)
+                        pred = predict(tool, trace, model, profiles)
+                        bracket[f"replayed {model}"] = (pred, both)
+                        add(f"replayed {model}", 100 * (pred - plain) / plain, *both)
                     add_base("replayed", plain, trace, profiles, *both)
                     doc = predict_doc(tool, trace, "loggps", profiles)
                     if i == 0:
@@ -512,11 +524,13 @@ def main():
                     one = predict_doc(tool, trace, "loggps", profiles[:1])
                     r0 = ("record", "plain replayed", "replay0")
                     add("one rank loggps", error(one["predicted_program_s"], plain), *r0)
+                    bracket["one rank loggps"] = (one["predicted_program_s"], r0)
                     ratio["inferred compute x"].append(one["ranks"][1]["predicted"]["compute_s"] /
                                                        doc["ranks"][1]["predicted"]["compute_s"])
                     r1 = ("record", "plain replayed", "replay1")
-                    add("one rank r1 loggps",
-                        error(predict(tool, trace, "loggps", profiles[1:]), plain), *r1)
+                    pred = predict(tool, trace, "loggps", profiles[1:])
+                    bracket["one rank r1 loggps"] = (pred, r1)
+                    add("one rank r1 loggps", error(pred, plain), *r1)
                     add_base("one rank", plain, trace, profiles[:1], *r0)
                     add_base("one rank r1", plain, trace, profiles[1:], *r1)
                     for infer in ("ratio", "aligned"):  # whichever the default is
@@ -525,8 +539,17 @@ def main():
                                                 "--replay", profiles[src]]).stdout)
                             add(f"{row} {infer} loggps", error(pd["predicted_program_s"], plain),
                                 *keys)
+                            bracket[f"{row} {infer} loggps"] = (pd["predicted_program_s"], keys)
+                    before = plain
                     plain = plain_now("plain together")
                     plains[i, "plain together"] = plain
+                    # The replays lie between two plain runs: against their mean, a drift of
+                    # the machine's state over the replays moves the reference with them.
+                    ratio["bracket drift x"].append(plain / before)
+                    for row in BRACKETED:
+                        pred, keys = bracket[row]
+                        add(f"{row} bracketed", error(pred, (before + plain) / 2), *keys,
+                            "plain together")
                     together = [tmp / f"{name}-{i}-t{r}" for r in (0, 1)]
                     timed("together")
                     replay_together(tool, trace, together, program)
@@ -591,18 +614,20 @@ def main():
                     print(f"  apart: run {run_i}'s replays computed {x:.3f}x the plain run's "
                           "compute: a replay or the plain run in another machine state (named, "
                           "not left out)")
+            width = max(len(k) for k in err)
             for k, v in err.items():
                 if v:
                     flagged = [j for j, (run_i, keys) in enumerate(used[k])
                                if any((run_i, key) in off for key in keys)]
                     rest = [x for j, x in enumerate(v) if j not in flagged]
-                    print(f"  {k:<23} {'share' if k == 'self overhead' else 'error'} {spread(v)}"
+                    what = "share" if k == "self overhead" else "error"
+                    print(f"  {k:<{width}} {what} {spread(v)}"
                           f"  noisy {noisy[k]}/{len(v)}"
                           + (f"  off-state {len(flagged)}/{len(v)}, without: "
                              f"{statistics.median(rest):+.2f} %" if flagged and rest else ""))
             for k, v in ratio.items():
                 if v:
-                    print(f"  {k:<22}       {times(v)}")
+                    print(f"  {k:<{width - 1}}       {times(v)}")
             if a.per_run:
                 print_per_run(plains, err, ratio)
             if growth:
