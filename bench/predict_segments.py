@@ -14,7 +14,9 @@ compute less their measured stalls (the profile's replay.compute_ns - replay.sta
 Calls line up one for one (same program, same arguments; the probe times MPI_Wtime too, as
 the capture records it), so the rows are: the totals, the segments summed per pair of calls
 around them, and the single segments where replayed and plain differ most.
-Runs alternate (plain, replay, plain, ...) behind benchlib's quiet gate, as in
+The wall-clock segments come from plain runs without the CPU clock's reads (system calls
+inside every segment), the CPU line from as many runs with them.
+Runs alternate (plain, plain with CPU times, replay, ...) behind benchlib's quiet gate, as in
 predict_accuracy.py. Not a test: nothing is asserted.
 Usage: bench/predict_segments.py --build build [--example halo2d] [--args '1024 400']
        [--rank 0] [--runs 5] [--top 8] [--replay-env K=V ...] [--probe LIB]"""
@@ -34,11 +36,14 @@ from benchlib import EXAMPLE_ARGS  # noqa: E402
 from predict_accuracy import run  # noqa: E402
 
 
-def plain_calls(cmd, probe, tmp, rank):
-    """[(function, segment ns before it, its CPU time)] of one rank in a plain run."""
+def plain_calls(cmd, probe, tmp, rank, cpu):
+    """[(function, segment ns before it, its CPU time)] of one rank in a plain run. With `cpu`,
+    the probe reads the thread's CPU clock too: a system call at each end of every call, which
+    lies inside the wall-clock segments (about 0.8 us a segment here), so those are taken from
+    a run without it."""
     out = pathlib.Path(tempfile.mkdtemp(dir=tmp))
     run(cmd, env={**os.environ, "LD_PRELOAD": str(probe), "ENCORE_CALLS_DIR": str(out),
-                  "ENCORE_SPAN_DIR": str(out), "ENCORE_CALLS_CPU": "1"})
+                  "ENCORE_SPAN_DIR": str(out), "ENCORE_CALLS_CPU": "1" if cpu else "0"})
     lines = (out / f"rank-{rank}.calls").read_text().split("\n")
     shutil.rmtree(out)
     if "truncated" in lines:
@@ -114,11 +119,14 @@ def main():
         gate.wait()
         run([tool, "record", "-o", trace, "--", *mpiexec, *program])
         captured = trace_calls(tool, trace, a.rank, tmp)
-        plains, replays, replay_cpu = [], [], []
+        plains, plains_cpu, replays, replay_cpu = [], [], [], []
         for i in range(a.runs):
             gate.wait()
-            plains.append(plain_calls([*mpiexec, *program], probe, tmp, a.rank))
+            plains.append(plain_calls([*mpiexec, *program], probe, tmp, a.rank, cpu=False))
             check_aligned("plain run", plains[-1], captured)
+            gate.wait()
+            plains_cpu.append(plain_calls([*mpiexec, *program], probe, tmp, a.rank, cpu=True))
+            check_aligned("plain run", plains_cpu[-1], captured)
             prof = tmp / f"profile-{i}"
             gate.wait()
             run([tool, "replay", "--rank", a.rank, trace, "-o", prof, "--", *program],
@@ -141,7 +149,7 @@ def main():
         print(f"  all segments (ms):       plain {ms(tot[0])}  captured {ms(tot[1])} "
               f"({100 * (tot[1] / tot[0] - 1):+.2f} %)  replayed {ms(tot[2])} "
               f"({100 * (tot[2] / tot[0] - 1):+.2f} %)")
-        plain_cpu = sum(statistics.median(p[k][2] for p in plains) for k in span)
+        plain_cpu = sum(statistics.median(p[k][2] for p in plains_cpu) for k in span)
         rep_cpu = statistics.median(replay_cpu)
         print(f"  CPU time (ms):           plain {ms(plain_cpu)}  replayed less stalls "
               f"{ms(rep_cpu)} ({100 * (rep_cpu / plain_cpu - 1):+.2f} %) "
