@@ -25,6 +25,11 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
             the mean of two plain runs, the one before the replays and the one after them (the
             `together` rows' plain run): this machine's state drifts by several % within minutes,
             and the replays lie between the two; `bracket drift x` is the second over the first;
+  loaded    each rank replayed with `--neighbours auto` (the other rank replayed beside it on
+            the other core, as load, as its neighbour computed or polled beside it in the real
+            run), both models, and one rank of them with the other inferred (`loaded one rank`,
+            `... r1`); against the same plain run as `replayed`; `loaded vs plain x` as
+            `replayed vs plain x`;
   together  every rank replayed at once, one per core as the real run had them, so what
             co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
   one rank  rank 0 replayed, rank 1 inferred from it (`one rank`: predict's default
@@ -328,8 +333,9 @@ def peer_overhead_s(trace):
     return max(r.get("overhead_ns", 0) for r in ranks) * 1e-9
 
 
-def replay(tool, trace, rank, out, program, limit=False):
-    cmd = [tool, "replay", "--rank", rank, trace, "-o", out, "--", *program]
+def replay(tool, trace, rank, out, program, limit=False, neighbours=False):
+    cmd = [tool, "replay", "--rank", rank, trace, "-o", out,
+           *(["--neighbours", "auto", "--quiet"] if neighbours else []), "--", *program]
     run(limited(cmd, f"replay{rank}") if limit else cmd)
 
 
@@ -421,6 +427,8 @@ def main():
                                    "one rank r1 loggps", "one rank r1 ratio loggps",
                                    "one rank r1 aligned loggps",
                                    *[f"{r} bracketed" for r in BRACKETED],
+                                   "loaded loggps", "loaded logged", "loaded one rank loggps",
+                                   "loaded one rank r1 loggps",
                                    "together loggps", "together logged", "slower loggps",
                                    "slower kept loggps", "slower all loggps",
                                    "slower quota loggps", "slower quota kept loggps",
@@ -431,6 +439,7 @@ def main():
                                          "model", "replayed", "one rank", "one rank r1",
                                          "together", "slower", "slower all")]))}
             ratio = {k: [] for k in ("compute x", "replayed compute x", "replayed vs plain x",
+                                     "loaded vs plain x",
                                      "inferred compute x", "bracket drift x",
                                      "quota factor", "replay factor")}
             plain_s = []
@@ -540,6 +549,27 @@ def main():
                             add(f"{row} {infer} loggps", error(pd["predicted_program_s"], plain),
                                 *keys)
                             bracket[f"{row} {infer} loggps"] = (pd["predicted_program_s"], keys)
+                    # Each rank replayed with the other beside it as load (--neighbours auto).
+                    loaded = []
+                    for r in (0, 1):
+                        timed(f"loaded{r}")
+                        replay(tool, trace, r, tmp / f"{name}-{i}-l{r}", program,
+                               neighbours=True)
+                        loaded.append(tmp / f"{name}-{i}-l{r}")
+                    both_l = ("record", "plain replayed", "loaded0", "loaded1")
+                    for model in ("loggps", "logged"):
+                        add(f"loaded {model}",
+                            error(predict(tool, trace, model, loaded), plain), *both_l)
+                    add("loaded one rank loggps",
+                        error(predict(tool, trace, "loggps", loaded[:1]), plain),
+                        "record", "plain replayed", "loaded0")
+                    add("loaded one rank r1 loggps",
+                        error(predict(tool, trace, "loggps", loaded[1:]), plain),
+                        "record", "plain replayed", "loaded1")
+                    if plain_compute[0]:
+                        ratio["loaded vs plain x"].append(
+                            compute_s(predict_doc(tool, trace, "loggps", loaded), "predicted") /
+                            plain_compute[0])
                     before = plain
                     plain = plain_now("plain together")
                     plains[i, "plain together"] = plain

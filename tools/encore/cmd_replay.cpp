@@ -1,4 +1,6 @@
 // encore replay: run one rank of a recorded run alone, with libreplay preloaded in place of MPI.
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -7,6 +9,7 @@
 
 #include "common.hpp"
 #include "launch.hpp"
+#include "neighbour_load.hpp"
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
@@ -24,6 +27,16 @@ constexpr const char* kReplayBuildPath = ENCORE_REPLAY_BUILD_PATH;
 constexpr const char* kReplayBuildPath = nullptr;
 #endif
 
+// --neighbours N: a count from 0 to 4096.
+std::uint32_t parse_count(const std::string& text) {
+  std::uint32_t n = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc() || at != end || n > 4096)
+    throw ExitError(kExitUsage, "--neighbours " + text + ": give auto or a number of ranks");
+  return n;
+}
+
 struct ReplayOptions {
   std::string trace;
   std::int64_t rank = -1;
@@ -31,6 +44,7 @@ struct ReplayOptions {
   std::string wtime = "machine";
   std::string papi;
   bool quiet = false;
+  std::string neighbours;  // "" none, "auto", or a count
   std::vector<std::string> command;
 };
 
@@ -65,7 +79,33 @@ int replay(const ReplayOptions& o) {
   if (const char* old = std::getenv("LD_LIBRARY_PATH"); old && *old) path += std::string(":") + old;
   set_env("LD_LIBRARY_PATH", path);
   prepend_preload(lib);
-  return run_command(o.command);
+  std::optional<NeighbourLoad> load;
+  if (!o.neighbours.empty() && o.neighbours != "0") {
+    std::optional<std::uint32_t> count;
+    if (o.neighbours != "auto") count = parse_count(o.neighbours);
+    const std::vector<int> cpus = usable_cpus();
+    const std::vector<std::uint32_t> ranks =
+        neighbour_ranks(t, static_cast<std::uint32_t>(o.rank), count, cpus.size());
+    if (!ranks.empty()) {
+      bind_to_cpu(cpus[0]);
+      if (!o.quiet) {
+        std::string list;
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+          list += fmt::format("{}rank {} on CPU {}", i ? ", " : "", ranks[i], cpus[i + 1]);
+        std::fprintf(stderr, "encore: rank %lld on CPU %d; replayed beside it as load: %s\n",
+                     static_cast<long long>(o.rank), cpus[0], list.c_str());
+      }
+      load.emplace(ranks, std::vector<int>(cpus.begin() + 1, cpus.end()), o.command);
+    } else if (!o.quiet) {
+      std::fprintf(stderr,
+                   "encore: --neighbours auto: no other rank ran on rank %lld's host, or "
+                   "no spare CPU: replayed alone\n",
+                   static_cast<long long>(o.rank));
+    }
+  }
+  const int rc = run_command(o.command);
+  if (load) load->stop();
+  return rc;
 }
 
 }  // namespace
@@ -91,6 +131,14 @@ Subcommand add_replay(CLI::App& parent) {
                   "values (recorded: programs that print timings print the same).")
       ->check(CLI::IsMember({"machine", "recorded"}));
   app->add_flag("--quiet", o->quiet, "No summary from the replay library.");
+  app->add_option(
+      "--neighbours", o->neighbours,
+      "Replay other ranks of the recording beside this one, as load, each on a CPU of its own "
+      "and again each time it ends, until this rank's program exits (not measured, no "
+      "profile): the caches and memory bandwidth the real run's neighbours shared with it. "
+      "auto: as many as ran on this rank's host, at most one per spare CPU; N: that many, "
+      "nearest rank numbers on this rank's host first. The replayed rank is bound to the "
+      "first CPU encore may use.");
   app->prefix_command();
   app->footer(
       "Exit code: that of the program; 86 if the replay stopped (the program diverged from the "

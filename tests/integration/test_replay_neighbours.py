@@ -1,0 +1,106 @@
+"""`encore replay --neighbours`: while one rank replays (measured, bound to a CPU), other ranks
+of the recording replay beside it on CPUs of their own, again and again, as load; they are gone
+when the measured rank's program ends. A neighbour whose replay fails stops, and the measured
+replay says so and goes on. Counts the trace or the machine cannot give are refused."""
+import os
+import pathlib
+import shutil
+import subprocess
+import time
+import unittest
+
+import harness
+
+
+def replay_cmd(trace, rank, *options, args=("256", "200")):
+    return [harness.TOOL, "replay", "--rank", str(rank), *options, str(trace), "--",
+            harness.example("halo2d"), *args]
+
+
+def load_replays(of_rank):
+    """{pid: CPUs allowed} of the processes replaying rank `of_rank` (ENCORE_REPLAY_RANK)."""
+    found = {}
+    for d in pathlib.Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            env = (d / "environ").read_bytes().split(b"\0")
+            cmd = (d / "cmdline").read_bytes()
+            status = (d / "status").read_text()
+        except OSError:
+            continue
+        if b"example_halo2d" in cmd and f"ENCORE_REPLAY_RANK={of_rank}".encode() in env:
+            cpus = next(l.split()[1] for l in status.splitlines()
+                        if l.startswith("Cpus_allowed_list:"))
+            found[int(d.name)] = cpus
+    return found
+
+
+@unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "--neighbours needs 2 CPUs (a spare one)")
+class ReplayNeighbours(harness.TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.trace = self.tmp / "halo"
+        harness.record(self.trace, 2, harness.example("halo2d"), 256, 200)
+
+    def test_the_other_rank_replays_beside_as_load_and_is_gone_after(self):
+        profile = self.tmp / "prof"
+        # A long run of the measured rank, so the load can be looked at while it runs.
+        long_trace = self.tmp / "long"
+        harness.record(long_trace, 2, harness.example("halo2d"), 256, 6000)
+        proc = subprocess.Popen(replay_cmd(long_trace, 0, "--neighbours", "auto", "-o",
+                                           str(profile), args=("256", "6000")),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen, measured = {}, {}
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline and not (seen and measured):
+            seen = seen or load_replays(1)
+            measured = measured or load_replays(0)
+            time.sleep(0.02)
+        out, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertTrue(seen, "no replay of rank 1 ran beside rank 0's")
+        self.assertTrue(measured, "rank 0's replay was not seen")
+        # Each on a CPU of its own, the measured rank on the first encore may use.
+        self.assertEqual(len(set(measured.values())), 1)
+        self.assertEqual(list(measured.values())[0], str(min(os.sched_getaffinity(0))))
+        self.assertNotIn(list(measured.values())[0], set(seen.values()))
+        self.assertRegex(err, r"encore: rank 0 on CPU \d+; replayed beside it as load: "
+                              r"rank 1 on CPU \d+")
+        # Only the measured rank's program prints (rank 0 prints the digests).
+        self.assertEqual(out.count("digest rank=0"), 1, out)
+        # The load is gone with it, and left no profile of its own.
+        time.sleep(0.2)
+        self.assertEqual(load_replays(1), {})
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()),
+                         ["halo", "long", "prof"])
+        manifest = (profile / "manifest.json").read_text()
+        self.assertIn('"kind": "replay"', manifest.replace('":"', '": "'))
+
+    def test_a_failing_neighbour_is_reported_and_the_replay_goes_on(self):
+        broken = self.tmp / "broken"
+        shutil.copytree(self.trace, broken)
+        with open(broken / "rank-00001.events", "r+b") as f:
+            f.truncate(20)  # rank 1's replay cannot even read its stream's header
+        out = harness.run(replay_cmd(broken, 0, "--neighbours", "1"), check=False, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stderr, r"encore: the neighbour replay of rank 1 stopped early "
+                                     r"\(exit code [1-9]\d*\)")
+        self.assertIn("digest rank=0", out.stdout)
+
+    def test_counts_it_cannot_give_are_refused(self):
+        for value, message in (("2", "--neighbours 2: the trace has 1 other rank(s)"),
+                               ("x", "--neighbours x: give auto or a number of ranks"),
+                               ("-1", "--neighbours -1: give auto or a number of ranks")):
+            with self.subTest(value=value):
+                out = harness.run(replay_cmd(self.trace, 0, "--neighbours", value), check=False)
+                self.assertEqual(out.returncode, 2, out.stderr)
+                self.assertEqual(out.stderr.strip(), f"encore: {message}")
+        # 0 is no load at all, as without the option.
+        out = harness.run(replay_cmd(self.trace, 0, "--neighbours", "0"), check=False)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertNotIn("as load", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
