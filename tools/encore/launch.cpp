@@ -62,11 +62,16 @@ void prepend_preload(const fs::path& library) {
   set_env("LD_PRELOAD", preload);
 }
 
-// Runs the command; returns its exit code (128 + signal if it was killed).
-int run_command(const std::vector<std::string>& command) {
+std::vector<char*> exec_argv(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  return argv;
+}
+
+// Runs the command; returns its exit code (128 + signal if it was killed).
+int run_command(const std::vector<std::string>& command) {
+  std::vector<char*> argv = exec_argv(command);
 
   // Terminal signals reach the whole foreground group (the command too): the parent only
   // waits. Signals sent to encore alone are passed on.

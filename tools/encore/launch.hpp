@@ -16,6 +16,8 @@ std::filesystem::path find_library(const char* file_name, const char* env_var,
 void set_env(const char* name, const std::string& value);
 // Puts `library` first in LD_PRELOAD, keeping what was there.
 void prepend_preload(const std::filesystem::path& library);
+// The command as execvp's argv (pointing into `command`, null-terminated).
+std::vector<char*> exec_argv(const std::vector<std::string>& command);
 // Runs the command and returns its exit code (128 + signal if a signal killed it, 127/126 if
 // it cannot be found/executed). Terminal signals reach it directly; SIGTERM and SIGHUP sent to
 // encore are passed on.

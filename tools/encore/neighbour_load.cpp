@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "launch.hpp"
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
@@ -91,9 +92,7 @@ namespace {
   }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGQUIT, SIG_DFL);
-  std::vector<char*> argv;
-  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+  std::vector<char*> argv = exec_argv(command);
   const pid_t loop = ::getpid();
   for (;;) {
     const pid_t pid = ::fork();
