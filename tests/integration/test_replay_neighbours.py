@@ -2,6 +2,7 @@
 of the recording replay beside it on CPUs of their own, again and again, as load; they are gone
 when the measured rank's program ends. A neighbour whose replay fails stops, and the measured
 replay says so and goes on. Counts the trace or the machine cannot give are refused."""
+import json
 import os
 import pathlib
 import shutil
@@ -17,22 +18,22 @@ def replay_cmd(trace, rank, *options, args=("256", "200")):
             harness.example("halo2d"), *args]
 
 
-def load_replays(of_rank):
-    """{pid: CPUs allowed} of the processes replaying rank `of_rank` (ENCORE_REPLAY_RANK)."""
+def replays_of(trace, rank):
+    """{pid: CPUs allowed} of the processes replaying `rank` of `trace` (their environment)."""
+    want = {f"ENCORE_REPLAY_RANK={rank}".encode(),
+            f"ENCORE_REPLAY_TRACE={pathlib.Path(trace).resolve()}".encode()}
     found = {}
     for d in pathlib.Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
         try:
-            env = (d / "environ").read_bytes().split(b"\0")
-            cmd = (d / "cmdline").read_bytes()
+            if not want <= set((d / "environ").read_bytes().split(b"\0")):
+                continue
             status = (d / "status").read_text()
         except OSError:
             continue
-        if b"example_halo2d" in cmd and f"ENCORE_REPLAY_RANK={of_rank}".encode() in env:
-            cpus = next(l.split()[1] for l in status.splitlines()
-                        if l.startswith("Cpus_allowed_list:"))
-            found[int(d.name)] = cpus
+        found[int(d.name)] = next(l.split()[1] for l in status.splitlines()
+                                  if l.startswith("Cpus_allowed_list:"))
     return found
 
 
@@ -45,37 +46,37 @@ class ReplayNeighbours(harness.TempDirTest):
 
     def test_the_other_rank_replays_beside_as_load_and_is_gone_after(self):
         profile = self.tmp / "prof"
-        # A long run of the measured rank, so the load can be looked at while it runs.
-        long_trace = self.tmp / "long"
-        harness.record(long_trace, 2, harness.example("halo2d"), 256, 6000)
-        proc = subprocess.Popen(replay_cmd(long_trace, 0, "--neighbours", "auto", "-o",
-                                           str(profile), args=("256", "6000")),
+        # The program, then a second's pause, so the load can be looked at while it runs
+        # (the neighbours run the same command: their replays and pauses alternate).
+        command = ["sh", "-c", f"{harness.example('halo2d')} 256 200 && sleep 1"]
+        proc = subprocess.Popen([harness.TOOL, "replay", "--rank", "0", "--neighbours", "auto",
+                                 "-o", str(profile), str(self.trace), "--", *command],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         seen, measured = {}, {}
         deadline = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < deadline and not (seen and measured):
-            seen = seen or load_replays(1)
-            measured = measured or load_replays(0)
-            time.sleep(0.02)
+            seen = seen or replays_of(self.trace, 1)
+            measured = measured or replays_of(self.trace, 0)
+            time.sleep(0.01)
         out, err = proc.communicate(timeout=120)
         self.assertEqual(proc.returncode, 0, err)
         self.assertTrue(seen, "no replay of rank 1 ran beside rank 0's")
         self.assertTrue(measured, "rank 0's replay was not seen")
         # Each on a CPU of its own, the measured rank on the first encore may use.
-        self.assertEqual(len(set(measured.values())), 1)
-        self.assertEqual(list(measured.values())[0], str(min(os.sched_getaffinity(0))))
-        self.assertNotIn(list(measured.values())[0], set(seen.values()))
+        self.assertEqual(set(measured.values()), {str(min(os.sched_getaffinity(0)))})
+        self.assertEqual(len(set(seen.values())), 1)
+        self.assertNotEqual(set(seen.values()), set(measured.values()))
         self.assertRegex(err, r"encore: rank 0 on CPU \d+; replayed beside it as load: "
                               r"rank 1 on CPU \d+")
         # Only the measured rank's program prints (rank 0 prints the digests).
         self.assertEqual(out.count("digest rank=0"), 1, out)
         # The load is gone with it, and left no profile of its own.
         time.sleep(0.2)
-        self.assertEqual(load_replays(1), {})
-        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()),
-                         ["halo", "long", "prof"])
-        manifest = (profile / "manifest.json").read_text()
-        self.assertIn('"kind": "replay"', manifest.replace('":"', '": "'))
+        self.assertEqual(replays_of(self.trace, 1), {})
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()), ["halo", "prof"])
+        manifest = json.loads((profile / "manifest.json").read_text())
+        self.assertEqual(manifest["kind"], "replay")
+        self.assertEqual(manifest["replay_of"]["rank"], 0)
 
     def test_a_failing_neighbour_is_reported_and_the_replay_goes_on(self):
         broken = self.tmp / "broken"
