@@ -80,9 +80,9 @@ int replay(const ReplayOptions& o) {
   set_env("LD_LIBRARY_PATH", path);
   prepend_preload(lib);
   std::optional<NeighbourLoad> load;
-  if (!o.neighbours.empty() && o.neighbours != "0") {
-    std::optional<std::uint32_t> count;
-    if (o.neighbours != "auto") count = parse_count(o.neighbours);
+  std::optional<std::uint32_t> count;  // nullopt: auto
+  if (!o.neighbours.empty() && o.neighbours != "auto") count = parse_count(o.neighbours);
+  if (!o.neighbours.empty() && count != 0u) {
     const std::vector<int> cpus = usable_cpus();
     const std::vector<std::uint32_t> ranks =
         neighbour_ranks(t, static_cast<std::uint32_t>(o.rank), count, cpus.size());

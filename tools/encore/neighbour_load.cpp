@@ -60,11 +60,19 @@ std::vector<std::uint32_t> neighbour_ranks(const Trace& t, std::uint32_t rank,
   return same;
 }
 
-void bind_to_cpu(int cpu) {
+namespace {
+
+bool bind_to(int cpu) noexcept {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  if (::sched_setaffinity(0, sizeof set, &set) != 0)
+  return ::sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+}  // namespace
+
+void bind_to_cpu(int cpu) {
+  if (!bind_to(cpu))
     throw ExitError(kExitUsage, fmt::format("cannot bind to CPU {}: {}", cpu, errno_text(errno)));
 }
 
@@ -77,10 +85,7 @@ namespace {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != encore) ::_exit(0);  // encore ended before the line above
   ::setpgid(0, 0);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  ::sched_setaffinity(0, sizeof set, &set);
+  bind_to(cpu);
   ::setenv("ENCORE_REPLAY_RANK", std::to_string(rank).c_str(), 1);
   ::unsetenv("ENCORE_REPLAY_PROFILE");
   ::setenv("ENCORE_QUIET", "1", 1);
