@@ -26,10 +26,12 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
             `together` rows' plain run): this machine's state drifts by several % within minutes,
             and the replays lie between the two; `bracket drift x` is the second over the first;
   loaded    each rank replayed with `--neighbours auto` (the other rank replayed beside it on
-            the other core, as load, as its neighbour computed or polled beside it in the real
-            run), both models, and one rank of them with the other inferred (`loaded one rank`,
-            `... r1`); against the same plain run as `replayed`; `loaded vs plain x` as
-            `replayed vs plain x`;
+            the other core, as load, each of its calls lasting as long as recorded: it computes
+            and waits as the neighbour did in the real run), both models, and one rank of them
+            with the other inferred (`loaded one rank`, `... r1`); against the same plain run as
+            `replayed`; `loaded vs plain x` as `replayed vs plain x`; `loaded unpaced`: the
+            same with `--neighbours-pace none` (the load computes without a pause; not with
+            --no-unpaced);
   together  every rank replayed at once, one per core as the real run had them, so what
             co-running ranks do to each other's compute (cache, memory bandwidth) is measured;
   one rank  rank 0 replayed, rank 1 inferred from it (`one rank`: predict's default
@@ -333,9 +335,11 @@ def peer_overhead_s(trace):
     return max(r.get("overhead_ns", 0) for r in ranks) * 1e-9
 
 
-def replay(tool, trace, rank, out, program, limit=False, neighbours=False):
+def replay(tool, trace, rank, out, program, limit=False, neighbours=None):
+    """neighbours: None (alone), or the loads' pace (`--neighbours-pace`)."""
     cmd = [tool, "replay", "--rank", rank, trace, "-o", out,
-           *(["--neighbours", "auto", "--quiet"] if neighbours else []), "--", *program]
+           *(["--neighbours", "auto", "--neighbours-pace", neighbours, "--quiet"]
+             if neighbours else []), "--", *program]
     run(limited(cmd, f"replay{rank}") if limit else cmd)
 
 
@@ -389,6 +393,10 @@ def main():
     ap.add_argument("--off-state", type=float, default=15.0,
                     help="a plain run whose span is more than this %% from the invocation's "
                     "median plain span is named, and the rows that used it counted")
+    ap.add_argument("--no-unpaced", action="store_true",
+                    help="leave out the `loaded unpaced` rows (their two replays a run)")
+    ap.add_argument("--no-slower", action="store_true",
+                    help="leave out the `slower` rows (their cgroup replays and dilated runs)")
     ap.add_argument("--per-run", action="store_true",
                     help="also print every row's value run by run (to find an outlier round)")
     a = ap.parse_args()
@@ -412,7 +420,7 @@ def main():
     if not with_replay and not a.self_only:
         print("replayed, one rank, slower: skipped, `encore replay -o` does not write profiles "
               "in this build")
-    with_cgroup = with_replay and cgroup_usable()
+    with_cgroup = with_replay and not a.no_slower and cgroup_usable()
     with_stalls = with_cgroup and predict_keeps_stalls(tool)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="predict-accuracy-"))
     gate = QuietGate(max_wait=a.quiet_wait, niced_is_noise=a.niced_is_noise)
@@ -428,7 +436,8 @@ def main():
                                    "one rank r1 aligned loggps",
                                    *[f"{r} bracketed" for r in BRACKETED],
                                    "loaded loggps", "loaded logged", "loaded one rank loggps",
-                                   "loaded one rank r1 loggps",
+                                   "loaded one rank r1 loggps", "loaded unpaced loggps",
+                                   "loaded unpaced logged",
                                    "together loggps", "together logged", "slower loggps",
                                    "slower kept loggps", "slower all loggps",
                                    "slower quota loggps", "slower quota kept loggps",
@@ -549,13 +558,24 @@ def main():
                             add(f"{row} {infer} loggps", error(pd["predicted_program_s"], plain),
                                 *keys)
                             bracket[f"{row} {infer} loggps"] = (pd["predicted_program_s"], keys)
-                    # Each rank replayed with the other beside it as load (--neighbours auto).
-                    loaded = []
+                    # Each rank replayed with the other beside it as load (--neighbours auto),
+                    # paced as recorded (the default), and without a pause (unpaced).
+                    loaded, unpaced = [], []
                     for r in (0, 1):
                         timed(f"loaded{r}")
                         replay(tool, trace, r, tmp / f"{name}-{i}-l{r}", program,
-                               neighbours=True)
+                               neighbours="recorded")
                         loaded.append(tmp / f"{name}-{i}-l{r}")
+                    if not a.no_unpaced:
+                        for r in (0, 1):
+                            timed(f"unpaced{r}")
+                            replay(tool, trace, r, tmp / f"{name}-{i}-u{r}", program,
+                                   neighbours="none")
+                            unpaced.append(tmp / f"{name}-{i}-u{r}")
+                        for model in ("loggps", "logged"):
+                            add(f"loaded unpaced {model}",
+                                error(predict(tool, trace, model, unpaced), plain),
+                                "record", "plain replayed", "unpaced0", "unpaced1")
                     both_l = ("record", "plain replayed", "loaded0", "loaded1")
                     for model in ("loggps", "logged"):
                         add(f"loaded {model}",

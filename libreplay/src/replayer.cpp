@@ -75,6 +75,13 @@ ReplayOptions ReplayOptions::from_environment() {
   const std::string ahead = get("ENCORE_REPLAY_READ_AHEAD");
   o.read_ahead = ahead == "1" || (ahead != "0" && usable_cpus() >= 2.0);
   o.profile_thread = get("ENCORE_REPLAY_PROFILE_THREAD") == "1";
+  const std::string pace = get("ENCORE_REPLAY_PACE");
+  if (pace != "" && pace != "none" && pace != "recorded") {
+    std::fprintf(stderr, "encore replay: ENCORE_REPLAY_PACE=%s: give recorded or none\n",
+                 pace.c_str());
+    std::exit(kReplayErrorExit);
+  }
+  o.pace_recorded = pace == "recorded";
   return o;
 }
 

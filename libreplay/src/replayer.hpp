@@ -37,6 +37,10 @@ struct ReplayOptions {
   // (off by default: on a machine busy with other work, the thread woken for a batch took
   // the program's core inside its call)
   bool profile_thread = false;
+  // ENCORE_REPLAY_PACE=recorded: every call lasts at least as long as the recorded one (the
+  // replay spins out the rest), so the replay computes and waits as the rank did in the real
+  // run: the load `encore replay --neighbours` puts beside a measured rank.
+  bool pace_recorded = false;
   // ENCORE_REPLAY_CONFIG names a file of KEY=VALUE lines with the same keys.
   static ReplayOptions from_environment();
 };
@@ -105,6 +109,7 @@ class Replayer {
   void finish() noexcept;
   // The profile being written, or nullptr.
   ReplayProfile* profile() noexcept { return profile_.get(); }
+  bool paced() const noexcept { return options_.pace_recorded; }
   // The current event, for the profile to take over once the call is done.
   Event& current() noexcept { return current_; }
   // Its encoded bytes in the trace, while the reader still holds them (else empty).

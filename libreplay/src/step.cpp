@@ -1,6 +1,9 @@
 #include "step.hpp"
 
 #include <cstring>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "replay_attributes.hpp"
 #include <fmt/format.h>
@@ -37,6 +40,18 @@ void Step::wrong_event() {
         rep_->options().rank, rep_->index(), why.empty() ? "" : " (" + why + ")", f.name));
   }
   diverge(fmt::format("the program called {}", f.name));
+}
+
+void Step::pace_out() const noexcept {
+  const Event& ev = rep_->current();
+  if (ev.end_ns <= ev.start_ns) return;
+  const std::uint64_t until = paced_from_ + (ev.end_ns - ev.start_ns);
+  // A spin, as MPICH's own wait was in the real run: it keeps the core as the rank kept it.
+  while (monotonic_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+  }
 }
 
 void Step::mismatch(int i, std::int64_t value, std::string text) {

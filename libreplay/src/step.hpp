@@ -15,6 +15,7 @@
 #include "replayer.hpp"
 #include <mpi.h>
 
+#include "encore/clock.hpp"
 #include "encore/event.hpp"
 #include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
@@ -29,11 +30,15 @@ class Step {
       cannot_start();
     profile_ = rep_->profile();
     if (profile_) enter_ = profile_->enter();
+    if (rep_->paced()) [[unlikely]]
+      paced_from_ = monotonic_ns();
     ev_ = rep_->peek();
     if (!ev_ || ev_->function != id) [[unlikely]]
       wrong_event();
   }
   [[gnu::always_inline]] ~Step() {
+    if (paced_from_ != 0) [[unlikely]]
+      pace_out();
     if (profile_)
       profile_->record(rep_->current(), rep_->current_body(), rep_->current_extras_at(), enter_);
     rep_->advance();
@@ -244,6 +249,8 @@ class Step {
   void unpack_payload(const PayloadRef& p, const RecvBlock& b);
   bool test_says_done() const;
   [[noreturn]] void engine_failed(const std::exception& e);
+  // ENCORE_REPLAY_PACE=recorded: spins until the call has lasted as long as the recorded one.
+  void pace_out() const noexcept;
   std::int64_t null_value(int i) const;  // the null handle of parameter i's kind
 
   fn::Id id_;
@@ -258,7 +265,8 @@ class Step {
   // Made on the first differing input only: most calls never build or free it.
   std::unique_ptr<std::vector<Mismatch>> mismatches_;
   std::uint32_t pending_type_id_ = 0;
-  std::uint64_t enter_ = 0;  // profile clock ticks when the program called
+  std::uint64_t enter_ = 0;       // profile clock ticks when the program called
+  std::uint64_t paced_from_ = 0;  // monotonic ns when the program called, if paced
 };
 
 }  // namespace encore::replay

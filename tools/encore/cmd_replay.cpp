@@ -45,6 +45,7 @@ struct ReplayOptions {
   std::string papi;
   bool quiet = false;
   std::string neighbours;  // "" none, "auto", or a count
+  std::string neighbours_pace = "recorded";
   std::vector<std::string> command;
 };
 
@@ -95,7 +96,8 @@ int replay(const ReplayOptions& o) {
         std::fprintf(stderr, "encore: rank %lld on CPU %d; replayed beside it as load: %s\n",
                      static_cast<long long>(o.rank), cpus[0], list.c_str());
       }
-      load.emplace(ranks, std::vector<int>(cpus.begin() + 1, cpus.end()), o.command);
+      load.emplace(ranks, std::vector<int>(cpus.begin() + 1, cpus.end()), o.command,
+                   o.neighbours_pace == "recorded");
     } else if (!o.quiet) {
       std::fprintf(stderr,
                    "encore: --neighbours auto: no other rank ran on rank %lld's host, or "
@@ -139,6 +141,12 @@ Subcommand add_replay(CLI::App& parent) {
       "auto: as many as ran on this rank's host, at most one per spare CPU; N: that many, "
       "nearest rank numbers on this rank's host first. The replayed rank is bound to the "
       "first CPU encore may use.");
+  app->add_option("--neighbours-pace", o->neighbours_pace,
+                  "How the loads of --neighbours run: recorded (default: each of their MPI calls "
+                  "lasts as long as in the recording, spinning out the rest, so a load computes "
+                  "and waits as that rank did in the real run) or none (their calls answered at "
+                  "once: they compute without a pause, a heavier load than the real run's).")
+      ->check(CLI::IsMember({"recorded", "none"}));
   app->prefix_command();
   app->footer(
       "Exit code: that of the program; 86 if the replay stopped (the program diverged from the "

@@ -81,7 +81,7 @@ namespace {
 // The load loop, in its own process (group): replays `rank` again and again, each replay
 // dying with the loop (and the loop with encore). Never returns.
 [[noreturn]] void run_loop(std::uint32_t rank, int cpu, const std::vector<std::string>& command,
-                           pid_t encore) {
+                           bool paced, pid_t encore) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != encore) ::_exit(0);  // encore ended before the line above
   ::setpgid(0, 0);
@@ -91,6 +91,7 @@ namespace {
   ::setenv("ENCORE_QUIET", "1", 1);
   // One thread per core, as a rank of the real run: no payload read-ahead thread.
   ::setenv("ENCORE_REPLAY_READ_AHEAD", "0", 1);
+  ::setenv("ENCORE_REPLAY_PACE", paced ? "recorded" : "none", 1);
   if (const int null = ::open("/dev/null", O_RDWR); null >= 0) {
     for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
     if (null > 2) ::close(null);
@@ -122,7 +123,7 @@ namespace {
 }  // namespace
 
 NeighbourLoad::NeighbourLoad(const std::vector<std::uint32_t>& ranks, const std::vector<int>& cpus,
-                             const std::vector<std::string>& command) {
+                             const std::vector<std::string>& command, bool paced) {
   const pid_t encore = ::getpid();
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     std::fflush(nullptr);
@@ -132,7 +133,7 @@ NeighbourLoad::NeighbourLoad(const std::vector<std::uint32_t>& ranks, const std:
       stop();
       throw ExitError(kExitUsage, "cannot start the neighbours' replays: fork: " + errno_text(err));
     }
-    if (pid == 0) run_loop(ranks[i], cpus.at(i), command, encore);
+    if (pid == 0) run_loop(ranks[i], cpus.at(i), command, paced, encore);
     ::setpgid(pid, pid);  // also here: stop() may come before the loop's own call
     loops_.push_back({ranks[i], pid});
   }

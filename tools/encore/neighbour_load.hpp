@@ -30,10 +30,12 @@ class NeighbourLoad {
  public:
   // Starts one loop per rank of `ranks`, the i-th bound to `cpus[i]`: it runs `command` as a
   // replay of that rank (environment as set for the measured rank, but its own rank, no
-  // profile, quiet, output to /dev/null), and again each time it ends, until stop(). A loop
-  // whose replay fails (non-zero exit) stops there; stop() says so on stderr.
+  // profile, quiet, output to /dev/null), and again each time it ends, until stop(). With
+  // `paced`, each call of a load lasts as long as it did in the recording (ENCORE_REPLAY_PACE):
+  // the load computes and waits as the neighbour did, rather than computing without a pause.
+  // A loop whose replay fails (non-zero exit) stops there; stop() says so on stderr.
   NeighbourLoad(const std::vector<std::uint32_t>& ranks, const std::vector<int>& cpus,
-                const std::vector<std::string>& command);
+                const std::vector<std::string>& command, bool paced);
   NeighbourLoad(const NeighbourLoad&) = delete;
   NeighbourLoad& operator=(const NeighbourLoad&) = delete;
   ~NeighbourLoad();
