@@ -144,8 +144,14 @@ ThreadStream::Pending ThreadStream::pending() {
   p.sealed_payload.assign(sealed_payload_.begin(), sealed_payload_.end());
   sealed_events_.clear();
   sealed_payload_.clear();
-  p.current_events = ev_;
-  p.current_payload = pl_;
+  // A segment being rolled over is sealed before its successor is set (the thread may wait
+  // for memory in between): until then it is not the current one as well, else the writer
+  // would drain it again after releasing it, when the pool may have handed it out anew.
+  const auto in = [](const std::vector<Segment*>& v, const Segment* s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  p.current_events = in(p.sealed_events, ev_) ? nullptr : ev_;
+  p.current_payload = in(p.sealed_payload, pl_) ? nullptr : pl_;
   return p;
 }
 

@@ -57,5 +57,38 @@ TEST(ThreadStreamSeal, HalfAPayloadSegmentCallsTheHalfHookOncePerSegment) {
   EXPECT_EQ(halves, 2);
 }
 
+// A segment is sealed before its successor is set (roll_payload, roll_events): a writer that
+// looks in between (here from the seal hook, where the writer is woken) must find it sealed
+// only, not also current, or it would drain it again after releasing it to the pool.
+TEST(ThreadStreamSeal, ASegmentBeingRolledOverIsNotAlsoTheCurrentOne) {
+  SegmentPool pool(64u << 20);
+  ThreadStream ts(0, pool);
+  ThreadStream::Pending seen;
+  int hooks = 0;
+  ts.on_seal = [&] {
+    seen = ts.pending();
+    ++hooks;
+  };
+  const std::vector<std::byte> block(64 * 1024, std::byte{3});
+  for (std::size_t n = 0; n <= kPayloadSegmentBytes; n += block.size()) ts.append_payload(block);
+  ASSERT_EQ(hooks, 1);
+  ASSERT_EQ(seen.sealed_payload.size(), 1u);
+  EXPECT_EQ(seen.current_payload, nullptr);
+  EXPECT_NE(seen.current_events, nullptr);  // the events segment was not rolled over
+  const ThreadStream::Pending after = ts.pending();
+  EXPECT_TRUE(after.sealed_payload.empty());
+  ASSERT_NE(after.current_payload, nullptr);
+  EXPECT_NE(after.current_payload, seen.sealed_payload[0]);
+  // The same for the events segment, filled with small events.
+  seen = {};
+  const std::vector<std::byte> body(200, std::byte{1});
+  RawTimes t{};
+  while (hooks == 1) ts.append_event(t, body);
+  ASSERT_EQ(seen.sealed_events.size(), 1u);
+  EXPECT_EQ(seen.current_events, nullptr);
+  EXPECT_EQ(seen.current_payload, after.current_payload);
+  EXPECT_NE(ts.pending().current_events, seen.sealed_events[0]);
+}
+
 }  // namespace
 }  // namespace encore::dump
