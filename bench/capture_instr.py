@@ -3,9 +3,10 @@
 wall-clock ratios are not (bench/capture.py). For each loop of bench_capture_loops it records
 the program under `encore record` with both ranks under valgrind --tool=callgrind, and prints,
 per MPI function, the instructions the tool spends per call: the shim's inclusive count minus
-that of the PMPI call it makes, divided by the number of calls (clock reads count as one
-instruction each; their time is not in these figures), and in parentheses the PMPI call's own
-instructions per call, what the call costs untraced.
+that of the PMPI calls it makes, divided by the number of calls (clock reads count as one
+instruction each; their time is not in these figures), and in parentheses the PMPI calls' own
+instructions per call, what the call costs untraced (for the light MPI_Recv, PMPI_Recv and the
+PMPI_Iprobe of a receive that helps its writer while it waits).
 
   bench/capture_instr.py [--build DIR] [--iters N] [--lib libencore-dump.so] [--lines FN,...] [--writer]
 
@@ -38,7 +39,7 @@ from benchlib import run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-SHIM = re.compile(r"\s*([\d,]+) .*\*  .*dump_shims\.cpp:(MPI_\w+)(?: |$)")
+ENTRY = re.compile(r"\s*([\d,]+) .*\*  (.*):(MPI_\w+)(?: |$)")
 PMPI = re.compile(r"\s*([\d,]+) .*>   \?\?\?:P(MPI_\w+) \(([\d,]+)x\)")
 
 
@@ -48,21 +49,35 @@ def per_call(callgrind_file):
     out = subprocess.run(["callgrind_annotate", "--tree=calling", "--inclusive=yes",
                           "--threshold=100", str(callgrind_file)],
                          capture_output=True, text=True, check=True).stdout
-    # A shim can be listed twice, under its file's absolute path and under one relative to
-    # the working directory (run from /tmp, callgrind names part of /tmp/build/... so): its
-    # inclusive count is the larger entry, its PMPI call is under either.
-    shims, current = {}, None
+    # A shim's inclusive count is its dump_shims.cpp entry's. It may be listed twice, under its
+    # file's absolute path and under one relative to the working directory (run from /tmp,
+    # callgrind names part of /tmp/build/... so): the larger entry. Its PMPI calls are under
+    # the entry of whichever code made them, named after the shim it is inlined in (the light
+    # MPI_Recv's, light_call.hpp:MPI_Recv, makes PMPI_Recv and the waiting receive's
+    # PMPI_Iprobe): every PMPI call under an entry of the shim's name counts as the MPI call's
+    # own, each (file, callee) once.
+    totals, pmpi, current = {}, {}, None
     for line in out.splitlines():
-        if m := SHIM.match(line):
-            current = m.group(2)
-            entry = shims.setdefault(current, [0, 0, 0])
-            entry[0] = max(entry[0], int(m.group(1).replace(",", "")))
+        if m := ENTRY.match(line):
+            current = (pathlib.PurePath(m.group(2)).name, m.group(3))
+            if current[0] == "dump_shims.cpp":
+                totals[current[1]] = max(totals.get(current[1], 0), int(m.group(1).replace(",", "")))
         elif not line.strip():
             current = None
-        elif current and (m := PMPI.match(line)) and m.group(2) == current:
-            shims[current][1] = int(m.group(1).replace(",", ""))
-            shims[current][2] = int(m.group(3).replace(",", ""))
-    return {f: (n, (total - pmpi) / n, pmpi / n) for f, (total, pmpi, n) in shims.items() if n}
+        elif current and (m := PMPI.match(line)):
+            key = (current[0], m.group(2))
+            calls = pmpi.setdefault(current[1], {})
+            cost, n = int(m.group(1).replace(",", "")), int(m.group(3).replace(",", ""))
+            old = calls.get(key, (0, 0))
+            calls[key] = max(old, (cost, n))
+    result = {}
+    for f, total in totals.items():
+        calls = pmpi.get(f, {})
+        n = max((c[1] for (_, callee), c in calls.items() if callee == f), default=0)
+        own = sum(c[0] for c in calls.values())
+        if n:
+            result[f] = (n, (total - own) / n, own / n)
+    return result
 
 
 def per_line(callgrind_file, functions):
