@@ -1,7 +1,9 @@
 """`encore replay --neighbours`: while one rank replays (measured, bound to a CPU), other ranks
 of the recording replay beside it on CPUs of their own, again and again, as load, paced as
-recorded unless --neighbours-pace none; they are gone when the measured rank's program ends. A neighbour whose replay fails stops, and the measured
-replay says so and goes on. Counts the trace or the machine cannot give are refused."""
+recorded unless --neighbours-pace none; they are gone when the measured rank's program ends. A
+neighbour whose replay fails stops, and the measured replay says so and goes on. Counts the
+trace or the machine cannot give are refused. ENCORE_REPLAY_PACE=recorded, the loads' pace,
+makes any replay's calls last as long as recorded."""
 import json
 import os
 import pathlib
@@ -131,10 +133,6 @@ class ReplayNeighbours(harness.TempDirTest):
         self.assertNotIn("as load", out.stderr)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class ReplayPace(harness.TempDirTest):
     """ENCORE_REPLAY_PACE=recorded: each replayed call lasts at least as long as recorded."""
 
@@ -158,3 +156,7 @@ class ReplayPace(harness.TempDirTest):
         self.assertEqual(out.returncode, 86, out.stderr)
         self.assertEqual(out.stderr.strip(),
                          "encore replay: ENCORE_REPLAY_PACE=fast: give recorded or none")
+
+
+if __name__ == "__main__":
+    unittest.main()
