@@ -2,7 +2,8 @@
 trace reads back with `encore stats` and `encore show`, per-rank totals add up (compute +
 communication + wait = end), the seed model with compute as captured gives back the recorded
 run exactly, the compensated logged model takes the waits the peers' capture overhead caused
-out of it, and bad input is refused with one line and an exit code."""
+out of it, -o never writes into a directory that holds anything, and bad input is refused with
+one line and an exit code."""
 import json
 import pathlib
 import shutil
@@ -112,6 +113,29 @@ class PredictExamples(unittest.TestCase):
                 self.assertEqual(p.returncode, code, p.stderr)
                 self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
                 self.assertIn(text, p.stderr)
+
+    def test_output_must_be_a_new_directory(self):
+        # -o onto the capture itself, an earlier prediction, or a file: refused before anything
+        # is written, and the capture still checks out whole.
+        earlier = self.root / "earlier"
+        tool("predict", self.root / "ring", "-o", earlier)
+        afile = self.root / "afile"
+        afile.write_text("x")
+        for out in (self.root / "ring", earlier, afile):
+            with self.subTest(out=out.name):
+                before = sorted((p.name, p.stat().st_size) for p in out.parent.glob(f"{out.name}/*"))
+                p = tool("predict", self.root / "ring", "-o", out, check=False)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                self.assertIn("not an empty directory", p.stderr)
+                after = sorted((p.name, p.stat().st_size) for p in out.parent.glob(f"{out.name}/*"))
+                self.assertEqual(before, after)
+        self.assertEqual(tool("check", self.root / "ring").returncode, 0)
+        # An empty directory is fine.
+        empty = self.root / "empty"
+        empty.mkdir()
+        tool("predict", self.root / "ring", "-o", empty)
+        self.assertTrue((empty / "manifest.json").exists())
 
 
 if __name__ == "__main__":

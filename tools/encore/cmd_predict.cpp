@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
@@ -144,6 +145,16 @@ std::string pct(double predicted, double recorded) {
 int predict_main(const PredictOptions& o) {
   if (o.model != "logged" && o.model != "loggps" && o.model != "seed")
     throw ExitError(kExitUsage, "--model: expected loggps, logged or seed, got '" + o.model + "'");
+  if (!o.out.empty()) {
+    // Checked before anything is read: writing into a directory that holds files could
+    // overwrite the capture being read, a replay profile or an earlier prediction.
+    std::error_code ec;
+    const auto st = std::filesystem::status(o.out, ec);
+    if (std::filesystem::exists(st) &&
+        (!std::filesystem::is_directory(st) || !std::filesystem::is_empty(o.out, ec)))
+      throw ExitError(kExitUsage,
+                      "-o " + o.out + ": exists and is not an empty directory; give a new one");
+  }
   const Trace t = open_trace(o.trace);
   if (t.manifest.kind != TraceKind::capture)
     throw ExitError(kExitUsage, o.trace + ": a " + std::string(to_string(t.manifest.kind)) +
