@@ -323,16 +323,19 @@ int predict_main(const PredictOptions& o) {
       (rank_feeds[r]->replayed() ? measured : inferred) += fmt::format(
           "{}{}", (rank_feeds[r]->replayed() ? measured : inferred).empty() ? "" : " ", r);
     fmt::print("  compute measured by replay: ranks {}\n", measured.empty() ? "none" : measured);
-    fmt::print(
-        "  compute inferred: ranks {} ({})\n", inferred.empty() ? "none" : inferred,
-        scale.replayed_ranks == 0
-            ? std::string("as captured: no replay profile given")
-            : fmt::format("{}x{:.4f} of the capture overall, per call site for {} sites",
-                          scale.source_rank ? fmt::format("rank {}'s replayed segments where the "
-                                                          "calls line up, else ",
-                                                          *scale.source_rank)
-                                            : std::string(),
-                          scale.overall, scale.by_callsite.size()));
+    if (inferred.empty())
+      fmt::print("  compute inferred: ranks none (every rank replayed)\n");
+    else
+      fmt::print(
+          "  compute inferred: ranks {} ({})\n", inferred,
+          scale.replayed_ranks == 0
+              ? std::string("as captured: no replay profile given")
+              : fmt::format("{}x{:.4f} of the capture overall, per call site for {} sites",
+                            scale.source_rank ? fmt::format("rank {}'s replayed segments where the "
+                                                            "calls line up, else ",
+                                                            *scale.source_rank)
+                                              : std::string(),
+                            scale.overall, scale.by_callsite.size()));
     for (const auto& [r, st] : scale.stalls) {
       if (!st.measured) continue;
       const auto ns = [](std::uint64_t v) { return format_duration(v); };

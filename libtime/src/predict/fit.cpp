@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "call_class.hpp"
 #include "completions.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 
 #include "encore/event_format.hpp"
@@ -73,6 +76,10 @@ struct SendSample {
   std::int64_t start;
   std::uint64_t bytes;
   bool buffered;  // Bsend: never waits for its receive, whatever the size
+  // A blocking standard-mode send (Send, Rsend) and its end: whether it returned before its
+  // receive was posted tells its protocol (fit_threshold).
+  bool blocking = false;
+  std::int64_t end = 0;
 };
 // A receive's completion: `start` is when the rank began waiting for it (a blocking receive's
 // start; a Wait*'s; a Test* loop's first unsuccessful poll), `end` the completing call's end.
@@ -81,18 +88,21 @@ struct SendSample {
 struct RecvSample {
   std::int64_t start, end;
   std::uint64_t group;
+  std::int64_t posted;  // when the receive was posted (an Irecv's own call)
 };
 // An Irecv not yet completed, by request (thread, event index).
 struct PendingRecv {
   std::uint64_t comm_id;
   std::int64_t source, tag;  // as posted: wildcards resolved by the completing call's status
+  std::int64_t posted = 0;
   // Without wildcards, its place in its envelope's queue, taken when posted: MPI matches
   // in posting order, whatever order the Wait*s complete them in.
   std::deque<RecvSample>* queue = nullptr;
   std::size_t pos = 0;
 };
 // A posted receive not (yet) completed: never a sample (it counts as a late one).
-inline constexpr RecvSample kUnfinished{std::numeric_limits<std::int64_t>::max(), 0, 0};
+inline constexpr RecvSample kUnfinished{std::numeric_limits<std::int64_t>::max(), 0, 0,
+                                        std::numeric_limits<std::int64_t>::max()};
 std::uint64_t request_key(std::uint64_t thread, std::uint64_t index) {
   return (thread << 48) ^ index;
 }
@@ -159,6 +169,91 @@ std::int64_t last_end(const CollSample& cs) {
   return *std::max_element(cs.end.begin(), cs.end.end());
 }
 
+// g: the time from one small send's start to the next's where the rank sent them back to
+// back (the second starting within kBurstGap of the first's end), the median: the pace at
+// which the rank injects messages when nothing else holds it back.
+inline constexpr std::int64_t kBurstGap = 200;  // ns
+struct Burst {
+  std::uint32_t thread = std::numeric_limits<std::uint32_t>::max();  // none
+  std::int64_t start = 0, end = 0;
+};
+
+// S from what the blocking standard sends did when their receive was posted late. One that
+// returned before its receive was posted sent eagerly: S is at least its size. One that lasted
+// until its receive was posted and ended soon after (within as long again as it had waited)
+// waited for it. A size class is taken for rendezvous (S below
+// its smallest such send) only when at least kMinWaiting of its sends waited and they are
+// three quarters of its sends with a late receive, all larger than every eager one: an eager
+// send can look so when preempted, and a first message to a peer waits for the connection to
+// be made (the ring example's first token: S fell to 4 B on that one send); an early return
+// cannot be faked. Between the two bounds MPI libraries put their threshold at a power of two:
+// the one nearest the prior (the default) in ratio, the prior itself where the bounds allow.
+struct ThresholdFit {
+  std::uint64_t S;
+  std::uint64_t eager = 0, waiting = 0, ignored = 0;  // samples
+  std::uint64_t largest_eager = 0, smallest_waiting = 0;
+};
+
+inline constexpr std::int64_t kProtocolMargin = 1000;  // ns: clock offsets' error, jitter
+inline constexpr std::uint64_t kMinWaiting = 3;
+
+std::uint64_t choose_threshold(std::uint64_t lo, std::uint64_t hi, std::uint64_t prior) {
+  // Messages larger than S are rendezvous: lo (eager) <= S < hi (waited).
+  if (prior >= lo && prior < hi) return prior;
+  std::uint64_t best = 0;
+  const auto distance = [&](std::uint64_t v) {
+    return std::abs(std::log2(static_cast<double>(v)) - std::log2(static_cast<double>(prior)));
+  };
+  for (std::uint64_t v = std::bit_ceil(std::max<std::uint64_t>(lo, 1)); v != 0 && v < hi; v <<= 1)
+    if (best == 0 || distance(v) < distance(best)) best = v;
+  return best != 0 ? best : lo;
+}
+
+ThresholdFit fit_threshold(const std::map<Envelope, std::deque<SendSample>>& sends,
+                           const std::map<Envelope, std::deque<RecvSample>>& recvs,
+                           std::uint64_t prior) {
+  ThresholdFit t{prior};
+  struct Class {
+    std::uint64_t late = 0, waited = 0, smallest = 0;  // smallest size that waited
+  };
+  std::map<std::uint64_t, Class> classes;  // by size class (bit width)
+  for (const auto& [env, rq] : recvs) {
+    const auto it = sends.find(env);
+    if (it == sends.end()) continue;
+    const auto& sq = it->second;
+    for (std::size_t i = 0; i < std::min(sq.size(), rq.size()); ++i) {
+      const SendSample& s = sq[i];
+      const RecvSample& q = rq[i];
+      if (!s.blocking || s.buffered || q.posted == kUnfinished.posted) continue;
+      if (s.end + kProtocolMargin < q.posted) {
+        ++t.eager;
+        t.largest_eager = std::max(t.largest_eager, s.bytes);
+        continue;
+      }
+      const std::int64_t late = q.posted - s.start;
+      if (late <= kProtocolMargin) continue;  // not late enough to tell
+      Class& c = classes[std::bit_width(s.bytes)];
+      ++c.late;
+      if (s.end >= q.posted && s.end - q.posted <= late) {
+        c.smallest = c.waited == 0 ? s.bytes : std::min(c.smallest, s.bytes);
+        ++c.waited;
+      }
+    }
+  }
+  std::uint64_t hi = std::numeric_limits<std::uint64_t>::max();
+  for (const auto& [cls, c] : classes) {
+    if (c.waited >= kMinWaiting && 4 * c.waited >= 3 * c.late && c.smallest > t.largest_eager) {
+      t.waiting += c.waited;
+      hi = std::min(hi, c.smallest);
+    } else {
+      t.ignored += c.waited;
+    }
+  }
+  if (t.waiting != 0) t.smallest_waiting = hi;
+  if (t.eager != 0 || t.waiting != 0) t.S = choose_threshold(t.largest_eager, hi, prior);
+  return t;
+}
+
 }  // namespace
 
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest) {
@@ -169,6 +264,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   FitReport f;
   f.params.source = "fit from " + capture.root().string();
   EvenSample small_sends;
+  EvenSample send_gaps;                                               // g
   std::map<std::uint64_t, std::pair<std::uint64_t, double>> fastest;  // size class -> (bytes, ns)
   std::map<Envelope, std::deque<SendSample>> sends;
   std::map<Envelope, std::deque<RecvSample>> recvs;
@@ -185,6 +281,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
     std::unordered_map<std::uint64_t, PendingColl> icolls;  // started, not yet completed
     std::int64_t polling_since = -1;  // the current run of unsuccessful Test* calls began
     std::size_t followed = 0;         // Irecvs followed on this rank
+    Burst burst;                      // the previous event, if a small send
     RankEventReader reader(capture.events_path(r));
     RankContext ctx(r, manifest.nprocs);
     Event ev;
@@ -216,11 +313,14 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (!comm || peer < 0 || peer >= comm->size()) return -1;
         return comm->members[static_cast<std::size_t>(peer)];
       };
+      const std::int64_t raw_end = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
       // (A send to MPI_PROC_NULL returns at once whatever its size: no sample of o or G.)
+      bool small_send = false;
       if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync &&
           scalar_of(ev, Role::peer) != MPI_PROC_NULL) {
         const std::uint64_t n = message_bytes(ctx, ev).sent;
         const double d = static_cast<double>(ev.end_ns - ev.start_ns);
+        small_send = n <= 1024 && !c.buffered;
         if (n <= 1024) small_sends.offer(d);
         auto [it, fresh] = fastest.try_emplace(std::bit_width(n), n, d);
         if (!fresh && d < it->second.second) it->second = {n, d};
@@ -229,7 +329,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
           const Envelope env{r, dst, scalar_of(ev, Role::tag), comm_id};
           if (last_sends.second == nullptr || last_sends.first != env)
             last_sends = {env, &sends[env]};
-          last_sends.second->push_back({raw_start, n, c.buffered});
+          last_sends.second->push_back({raw_start, n, c.buffered, c.op == Op::send, raw_end});
         }
       } else if (ev.rc == 0 && c.op == Op::sendrecv) {
         // Its duration holds its receive too, so it is no sample of o or G; a rendezvous-size
@@ -239,16 +339,20 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (dst >= 0 && f.params.rendezvous(n))
           sends[{r, dst, scalar_of(ev, Role::tag, 0), comm_id}].push_back({raw_start, n, false});
       }
-      const std::int64_t raw_end = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+      // g: a small send right after another (nothing in between), from start to start.
+      if (small_send && burst.thread == ev.thread && raw_start - burst.end <= kBurstGap)
+        send_gaps.offer(static_cast<double>(raw_start - burst.start));
+      burst = small_send ? Burst{ev.thread, raw_start, raw_end} : Burst{};
       if (ev.rc == 0 && (c.op == Op::recv || c.op == Op::sendrecv)) {
         const ArgValue* st = arg_of(ev, Role::status_out);
         const std::int64_t src =
             st && !st->statuses.empty() ? world_of(st->statuses[0].source) : -1;
         if (src >= 0)
-          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back({raw_start, raw_end, groups++});
+          recvs[{src, r, st->statuses[0].tag, comm_id}].push_back(
+              {raw_start, raw_end, groups++, raw_start});
       } else if (ev.rc == 0 && c.op == Op::irecv && comm && followed < max_irecvs) {
         ++followed;
-        PendingRecv pr{comm_id, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag)};
+        PendingRecv pr{comm_id, scalar_of(ev, Role::peer), scalar_of(ev, Role::tag), raw_start};
         if (const std::int64_t src = world_of(pr.source); src >= 0 && pr.tag != MPI_ANY_TAG) {
           pr.queue = &recvs[{src, r, pr.tag, comm_id}];
           pr.pos = pr.queue->size();
@@ -280,7 +384,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
             irecvs.erase(it);
             if (st && (st->bits & event_format::kStatusCancelled)) return;
             if (pr.queue) {
-              (*pr.queue)[pr.pos] = {since, raw_end, group};
+              (*pr.queue)[pr.pos] = {since, raw_end, group, pr.posted};
               return;
             }
             const std::int64_t source = pr.source == MPI_ANY_SOURCE && st ? st->source : pr.source;
@@ -288,7 +392,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
             const CommInfo* in = ctx.comm(pr.comm_id);
             if (!in || source < 0 || source >= in->size() || tag == MPI_ANY_TAG) return;
             const std::int64_t src = in->members[static_cast<std::size_t>(source)];
-            recvs[{src, r, tag, pr.comm_id}].push_back({since, raw_end, group});
+            recvs[{src, r, tag, pr.comm_id}].push_back({since, raw_end, group, pr.posted});
           });
         }
       }
@@ -337,6 +441,26 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   }
   f.events_per_rank = per_rank;
   LogGPSParams& p = f.params;
+  // S first: which sizes the eager G line and the rendezvous classes take depends on it.
+  const ThresholdFit threshold = fit_threshold(sends, recvs, p.S);
+  p.S = threshold.S;
+  f.threshold_eager = threshold.eager;
+  f.threshold_waiting = threshold.waiting;
+  f.threshold_ignored = threshold.ignored;
+  f.largest_eager_bytes = threshold.largest_eager;
+  f.smallest_waiting_bytes = threshold.smallest_waiting;
+  if (threshold.eager == 0 && threshold.waiting == 0)
+    f.notes += fmt::format(
+        "S: no blocking send that returned before its receive was posted or that waited for "
+        "it{}, default; ",
+        threshold.ignored == 0
+            ? ""
+            : fmt::format(" ({} waited, too few in their size class to count)", threshold.ignored));
+  f.gap_samples = send_gaps.offered();
+  if (f.gap_samples != 0)
+    p.g = median(send_gaps.kept());
+  else
+    f.notes += "g: no small sends back to back, 0; ";
   f.send_samples = small_sends.offered();
   // The other parameters are fitted with the median send's overhead, the o of the fast pairs L
   // comes from (with the mean, ring's L went from 49 ns to 0: each pair's 2o over-subtracted);
@@ -520,7 +644,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
   f.nonblocking_reduction_samples = nb_gammas.size();
   if (!nb_gammas.empty()) p.gamma_nonblocking = median(nb_gammas);
   if (f.send_samples != 0) p.o = capped_mean(small_sends.kept());
-  f.notes += "g: 0, S: default (not fitted)";
+  if (f.notes.ends_with("; ")) f.notes.resize(f.notes.size() - 2);
   return f;
 }
 
@@ -535,6 +659,12 @@ nlohmann::json to_json(const FitReport& f) {
           {"collective_samples", f.collective_samples},
           {"reduction_samples", f.reduction_samples},
           {"nonblocking_reduction_samples", f.nonblocking_reduction_samples},
+          {"threshold_eager", f.threshold_eager},
+          {"threshold_waiting", f.threshold_waiting},
+          {"threshold_ignored", f.threshold_ignored},
+          {"largest_eager_bytes", f.largest_eager_bytes},
+          {"smallest_waiting_bytes", f.smallest_waiting_bytes},
+          {"gap_samples", f.gap_samples},
           {"events_read", f.events_read},
           {"events_per_rank", f.events_per_rank},
           {"ranks_cut", f.ranks_cut},
@@ -550,27 +680,45 @@ std::string describe(const FitReport& f) {
   std::string large;
   for (const SizeClassG& c : f.params.G_classes)
     large += fmt::format("{}G {:.4f} ns/B from {} B", large.empty() ? "" : ", ", c.G, c.from);
-  return fmt::format(
+  std::vector<std::string> parts;
+  parts.push_back(fmt::format(
       "o from {} small sends, G from {} size classes, L from {} of {} matched pairs (one per "
-      "completing call whose receive was waiting); {}{}{}{}{}; read {} events ({}){}",
-      f.send_samples, f.size_classes, f.latency_samples, f.pairs, f.notes,
-      large.empty()
-          ? "; no rendezvous pair with a waiting receive: one G for all sizes"
-          : fmt::format("; above S, from {} rendezvous pairs and {} collectives: ", f.large_pairs,
-                        f.collective_samples),
-      large,
-      f.reduction_samples == 0 ? ""
-                               : fmt::format("; gamma {:.4f} ns/B from {} reductions{}",
-                                             f.params.gamma, f.reduction_samples, by_kind),
-      f.nonblocking_reduction_samples == 0
-          ? ""
-          : fmt::format("; nonblocking reductions' gamma {:.4f} ns/B from {}",
-                        f.params.gamma_for(true), f.nonblocking_reduction_samples),
-      f.events_read,
+      "completing call whose receive was waiting)",
+      f.send_samples, f.size_classes, f.latency_samples, f.pairs));
+  const std::uint64_t late = f.threshold_eager + f.threshold_waiting + f.threshold_ignored;
+  if (f.threshold_eager + f.threshold_waiting != 0)
+    parts.push_back(fmt::format(
+        "S from {} blocking sends whose receive was posted late: {} returned first{}, {} "
+        "waited for it{}{}",
+        late, f.threshold_eager,
+        f.threshold_eager == 0 ? "" : fmt::format(" (up to {} B)", f.largest_eager_bytes),
+        f.threshold_waiting,
+        f.threshold_waiting == 0 ? "" : fmt::format(" (from {} B)", f.smallest_waiting_bytes),
+        f.threshold_ignored == 0
+            ? ""
+            : fmt::format(" ({} more not counted: too few in their size class, or no larger "
+                          "than an eager one)",
+                          f.threshold_ignored)));
+  if (f.gap_samples != 0)
+    parts.push_back(fmt::format("g from {} small sends back to back", f.gap_samples));
+  if (!f.notes.empty()) parts.push_back(f.notes);
+  parts.push_back(large.empty() ? "no rendezvous pair with a waiting receive: one G for all sizes"
+                                : fmt::format("above S, from {} rendezvous pairs and {} "
+                                              "collectives: {}",
+                                              f.large_pairs, f.collective_samples, large));
+  if (f.reduction_samples != 0)
+    parts.push_back(fmt::format("gamma {:.4f} ns/B from {} reductions{}", f.params.gamma,
+                                f.reduction_samples, by_kind));
+  if (f.nonblocking_reduction_samples != 0)
+    parts.push_back(fmt::format("nonblocking reductions' gamma {:.4f} ns/B from {}",
+                                f.params.gamma_for(true), f.nonblocking_reduction_samples));
+  parts.push_back(fmt::format(
+      "read {} events ({})", f.events_read,
       f.ranks_cut == 0 ? std::string("all of them for pairs")
                        : fmt::format("pairs from the first {} of each rank; {} rank{} had more",
-                                     f.events_per_rank, f.ranks_cut, f.ranks_cut == 1 ? "" : "s"),
-      f.warnings.empty() ? "" : "; warning: " + f.warnings);
+                                     f.events_per_rank, f.ranks_cut, f.ranks_cut == 1 ? "" : "s")));
+  if (!f.warnings.empty()) parts.push_back("warning: " + f.warnings);
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 }  // namespace encore::predict

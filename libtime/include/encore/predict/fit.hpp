@@ -16,8 +16,13 @@
 // given that G (collective_gamma); only when nothing else measured G do the reductions give it,
 // gamma 0. The nonblocking reductions above S (Iallreduce... from their start to the Wait* or
 // Test* that completed them) give params.gamma_nonblocking the same way, unset without any. An L
-// above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a warning. g and S
-// are not fitted (0 and the default eager threshold; --params sets them). Reads every event:
+// above kMaxPlausibleL is replaced by the fastest pair's (or the default) with a warning. S
+// (fitted first: the eager line and the classes depend on it) from the blocking standard sends
+// whose receive was posted late: one that returned before the post went eagerly; a size class
+// whose sends mostly lasted until the post waited (fit_threshold in fit.cpp has the rule);
+// without either, the default. g is the median
+// time from one small send's start to the next's where a rank sent them back to back; without
+// any, 0. Reads every event:
 // sends' durations (o, from an evenly thinned sample of at most 65536; G, the fastest of each
 // class) and collectives (the first 4096) over the whole trace, whose memory is bounded; pairs
 // (L, the rendezvous classes), which keep every message until its peer's rank is read, from the
@@ -62,11 +67,21 @@ struct FitReport {
   std::uint64_t collective_samples = 0;  // collectives measured for classes without pairs
   std::uint64_t reduction_samples = 0;   // reductions measured for gamma
   std::uint64_t nonblocking_reduction_samples = 0;  // for params.gamma_nonblocking
-  std::uint64_t events_read = 0;                    // all ranks' (all of them: see fit_params)
-  std::uint64_t events_per_rank = 0;                // the prefix of each rank pairs came from
-  std::uint64_t ranks_cut = 0;                      // ranks with more events than that prefix
-  std::string notes;                                // what fell back to a default, and why
-  std::string warnings;                             // what the fit distrusted (empty: nothing)
+  // S (see fit_params): blocking sends whose receive was posted late that returned first
+  // (eager), that waited for it in a size class taken for rendezvous, and that waited but
+  // were not counted (too few in their class, or no larger than an eager one); the largest
+  // eager size and the smallest waiting one counted (0: none).
+  std::uint64_t threshold_eager = 0;
+  std::uint64_t threshold_waiting = 0;
+  std::uint64_t threshold_ignored = 0;
+  std::uint64_t largest_eager_bytes = 0;
+  std::uint64_t smallest_waiting_bytes = 0;
+  std::uint64_t gap_samples = 0;      // small sends back to back, for g
+  std::uint64_t events_read = 0;      // all ranks' (all of them: see fit_params)
+  std::uint64_t events_per_rank = 0;  // the prefix of each rank pairs came from
+  std::uint64_t ranks_cut = 0;        // ranks with more events than that prefix
+  std::string notes;                  // what fell back to a default, and why
+  std::string warnings;               // what the fit distrusted (empty: nothing)
 };
 
 FitReport fit_params(const TraceDir& capture, const Manifest& manifest);
