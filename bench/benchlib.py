@@ -112,3 +112,71 @@ class QuietGate:
         return (f"{len(self.samples)} quiet checks, medians: others un-niced {med['busy']:.2f} "
                 f"CPUs, niced {med['niced']:.2f}, steal {med['steal']:.2f}, "
                 f"load1 {med['load1']:.2f}")
+
+
+class CpuQuotaCgroups:
+    """CPU-quota cgroups, QUOTA us of CPU every PERIOD us, under cgroup v1 (the cpu hierarchy
+    at FS/cpu: cpu.cfs_period_us and cpu.cfs_quota_us) or v2 (the unified hierarchy at FS:
+    cpu.max, "QUOTA PERIOD", which exists only where the parent's cgroup.subtree_control
+    enables the cpu controller). `root` is where they are made, None (with `reason`) where
+    neither hierarchy is mounted."""
+
+    def __init__(self, fs=pathlib.Path("/sys/fs/cgroup")):
+        self.root, self.v2, self.reason = None, False, ""
+        if (fs / "cpu" / "cpu.cfs_quota_us").exists():
+            self.root = fs / "cpu"
+        elif (fs / "cgroup.controllers").exists():
+            self.root, self.v2 = fs, True
+        else:
+            self.reason = f"no cgroup v1 cpu hierarchy or cgroup v2 hierarchy under {fs}"
+
+    def quota_files(self, quota_us, period_us):
+        """[(file, text)] that set the quota in a cgroup, in the order written."""
+        if self.v2:
+            return [("cpu.max", f"{quota_us} {period_us}")]
+        return [("cpu.cfs_period_us", str(period_us)), ("cpu.cfs_quota_us", str(quota_us))]
+
+    def enable_controller(self):
+        """v2: the cpu controller enabled for the root's children (left so: systemd enables it
+        likewise, and another user may have children with it by then). Raises OSError."""
+        control = self.root / "cgroup.subtree_control"
+        if self.v2 and "cpu" not in control.read_text().split():
+            if "cpu" not in (self.root / "cgroup.controllers").read_text().split():
+                raise OSError(f"{self.root}: no cpu controller in cgroup.controllers")
+            control.write_text("+cpu")
+            print(f"cgroup v2: cpu controller enabled in {control}", flush=True)
+
+    def usable(self, quota_us, period_us):
+        """"" if a quota cgroup can be made here (one is made and removed), else the reason."""
+        if self.root is None:
+            return self.reason
+        probe = self.root / f"encore-probe-{os.getpid()}"
+        try:
+            self.enable_controller()
+            probe.mkdir()
+            try:
+                for name, text in self.quota_files(quota_us, period_us):
+                    (probe / name).write_text(text)
+            finally:
+                probe.rmdir()
+        except OSError as e:
+            return str(e)
+        return ""
+
+    def command(self, cmd, name, quota_us, period_us):
+        """`cmd` run in a quota cgroup of its own, ROOT/NAME-PID (the shell's pid, which the
+        command keeps through exec), made by the shell so that each process gets its own."""
+        writes = "".join(f'echo {text} > "$g/{file}"; '
+                         for file, text in self.quota_files(quota_us, period_us))
+        script = (f'g={self.root}/{name}-$$; mkdir -p "$g"; {writes}'
+                  f'echo $$ > "$g/cgroup.procs"; exec "$@"')
+        return ["sh", "-c", script, "limited", *map(str, cmd)]
+
+    def remove(self, pattern):
+        """Remove the cgroups under the root whose names match `pattern` (those still holding
+        a process stay)."""
+        for g in self.root.glob(pattern) if self.root else ():
+            try:
+                g.rmdir()
+            except OSError:
+                pass
