@@ -3,8 +3,10 @@ printing a median with its spread."""
 import os
 import pathlib
 import re
+import signal
 import statistics
 import subprocess
+import sys
 import time
 
 
@@ -112,6 +114,74 @@ class QuietGate:
         return (f"{len(self.samples)} quiet checks, medians: others un-niced {med['busy']:.2f} "
                 f"CPUs, niced {med['niced']:.2f}, steal {med['steal']:.2f}, "
                 f"load1 {med['load1']:.2f}")
+
+
+PAGE_REPORTING = pathlib.Path("/sys/module/page_reporting/parameters/page_reporting_order")
+NO_PAGE_REPORTING = 11  # above x86-64's largest buddy order (10): no free block is that large
+
+
+class PageReportingOff:
+    """Free page reporting off for the `with` block, the old order restored after it.
+
+    A guest kernel with free page reporting (virtio-balloon) hands freed blocks of at least
+    2^order pages back to the host, which then faults them in again when the next run touches
+    them: a recording after a pause cost 3x the capture overhead here (example_ring 100 200000
+    with 6 s pauses: 399-470 ms with order 9, 135-163 ms with reporting off). With `keep` or
+    without the parameter nothing is changed; a setting that cannot be changed is said."""
+
+    def __init__(self, keep=False, path=PAGE_REPORTING):
+        self.keep, self.path, self.old = keep, path, None
+
+    def __enter__(self):
+        try:
+            order = int(self.path.read_text())
+        except (OSError, ValueError):  # no page reporting in this kernel
+            return self
+        if order >= NO_PAGE_REPORTING:
+            return self
+        why = ("memory a run frees would go back to the host and be faulted in again by the "
+               "next")
+        if self.keep:
+            print(f"machine: free page reporting (order {order}) kept on "
+                  f"(--keep-page-reporting): {why}", flush=True)
+            return self
+        try:
+            self.path.write_text(str(NO_PAGE_REPORTING))
+        except OSError as e:
+            print(f"machine: free page reporting (order {order}) is on and cannot be turned off "
+                  f"({e.strerror}): timings include the host's page faults; as root: "
+                  f"echo {NO_PAGE_REPORTING} > {self.path}", flush=True)
+            return self
+        self.old = order
+        # SIGTERM (and SIGHUP) would end the process without running __exit__, leaving
+        # reporting off for good: turn them into SystemExit, and SIGINT into
+        # KeyboardInterrupt whatever its handler was.
+        self.handlers = {s: signal.signal(s, self._interrupted)
+                         for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        print(f"machine: free page reporting (order {order}) off for this run: {why}",
+              flush=True)
+        return self
+
+    @staticmethod
+    def _interrupted(signum, frame):
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        sys.exit(128 + signum)
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            self.path.write_text(str(self.old))
+            for s, h in self.handlers.items():
+                signal.signal(s, h)
+            self.old = None
+        return False
+
+
+def add_page_reporting_flag(ap):
+    ap.add_argument("--keep-page-reporting", action="store_true",
+                    help="leave the guest's free page reporting as it is (default: off for the "
+                    "run when it is on and this is root, since it makes the host fault in again "
+                    "memory a run freed, which tripled a recording's capture overhead here)")
 
 
 class CpuQuotaCgroups:

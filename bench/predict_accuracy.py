@@ -122,7 +122,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from benchlib import CpuQuotaCgroups, QuietGate, example_args, middle_half  # noqa: E402
+from benchlib import (CpuQuotaCgroups, PageReportingOff, QuietGate,  # noqa: E402
+                      add_page_reporting_flag, example_args, middle_half)
 
 CGROUPS = CpuQuotaCgroups()  # v1 or v2, whichever this machine mounts
 QUOTA = [10000, 20000]  # us of CPU per period: 50 % of a core (--period-us changes both)
@@ -390,7 +391,14 @@ def main():
                     help="leave out the `slower` rows (their cgroup replays and dilated runs)")
     ap.add_argument("--per-run", action="store_true",
                     help="also print every row's value run by run (to find an outlier round)")
+    add_page_reporting_flag(ap)
     a = ap.parse_args()
+    with PageReportingOff(keep=a.keep_page_reporting):
+        return measure(a)
+
+
+def measure(a):
+    """The benchmark itself, which main() runs with free page reporting off."""
     QUOTA[:] = [a.period_us // 2, a.period_us]
     if QUOTA[0] < MIN_CFS_US:
         raise SystemExit(f"--period-us {a.period_us}: the quota (half of it) would be under the "
