@@ -30,7 +30,7 @@ import shutil
 import statistics
 import tempfile
 
-from benchlib import QuietGate, fmt, lib_env, loops, run
+from benchlib import PageReportingOff, QuietGate, add_page_reporting_flag, fmt, lib_env, loops, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -52,7 +52,14 @@ def main():
     ap.add_argument("--bind", action="store_true",
                     help="bind each rank to a core (mpiexec -bind-to core), plain and traced "
                     "runs alike; the capture's writer thread then shares its own rank's core")
+    add_page_reporting_flag(ap)
     args = ap.parse_args()
+    with PageReportingOff(keep=args.keep_page_reporting):
+        return measure(args)
+
+
+def measure(args):
+    """The benchmark itself, which main() runs with free page reporting off."""
     libs = args.lib or [None]
     part = lambda name: args.only in (None, name)
     build = pathlib.Path(args.build)

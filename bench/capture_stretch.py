@@ -23,7 +23,8 @@ import pathlib
 import shutil
 import tempfile
 
-from benchlib import QuietGate, example_args, fmt, lib_env, run
+from benchlib import (PageReportingOff, QuietGate, add_page_reporting_flag, example_args, fmt,
+                      lib_env, run)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -40,7 +41,14 @@ def main():
     ap.add_argument("--lib", action="append", help="a capture library (repeatable; default: the "
                     "build's), optionally with capture settings: LIB,ENCORE_COMPRESS=during; an "
                     "empty LIB is the build's")
+    add_page_reporting_flag(ap)
     a = ap.parse_args()
+    with PageReportingOff(keep=a.keep_page_reporting):
+        return measure(a)
+
+
+def measure(a):
+    """The benchmark itself, which main() runs with free page reporting off."""
     libs = a.lib or [""]
     build = pathlib.Path(a.build)
     tool = build / "tools/encore/encore"

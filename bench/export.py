@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 
-from benchlib import fmt, run
+from benchlib import PageReportingOff, add_page_reporting_flag, fmt, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,14 @@ def main():
     ap.add_argument("--iterations", type=int, default=100000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--formats", default="simgrid,chrome,otf2,dumpi")
+    add_page_reporting_flag(ap)
     args = ap.parse_args()
+    with PageReportingOff(keep=args.keep_page_reporting):
+        return measure(args)
+
+
+def measure(args):
+    """The benchmark itself, which main() runs with free page reporting off."""
     build = pathlib.Path(args.build)
     tool, make = build / "tools/encore/encore", build / "tests/programs/test_make_trace"
     formats = args.formats.split(",")

@@ -59,6 +59,10 @@ For each example, with runs alternated (plain, recorded, plain, ...) and medians
             with a 2 ms period a 50 % quota slowed the loop 3.1-3.5x, not 2x (the throttling
             works at the timer tick); from 10 ms on it was 2.0x. CFS refuses a period or a
             quota under 1 ms (EINVAL).
+            The cgroups (root only) are made in cgroup v1's cpu hierarchy (/sys/fs/cgroup/cpu:
+            cpu.cfs_period_us, cpu.cfs_quota_us) where it is mounted, else in cgroup v2's
+            (/sys/fs/cgroup: cpu.max, the cpu controller enabled in its cgroup.subtree_control
+            if it is not yet), and removed at the end.
             The plain run's slower machine (--slow-real): `dilate` (default) preloads
             bench_slow_probe, which stretches every compute segment (MPI call return to the
             next call) to factor times its length by spinning, while MPI's own work and waits
@@ -118,9 +122,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from benchlib import QuietGate, example_args, middle_half  # noqa: E402
+from benchlib import (CpuQuotaCgroups, PageReportingOff, QuietGate,  # noqa: E402
+                      add_page_reporting_flag, example_args, middle_half)
 
-CGROUP_CPU = pathlib.Path("/sys/fs/cgroup/cpu")
+CGROUPS = CpuQuotaCgroups()  # v1 or v2, whichever this machine mounts
 QUOTA = [10000, 20000]  # us of CPU per period: 50 % of a core (--period-us changes both)
 MIN_CFS_US = 1000  # the kernel's floor for both the period and the quota (min_cfs_quota_period)
 
@@ -273,24 +278,15 @@ def predict_keeps_stalls(tool):
 
 
 def cgroup_usable():
-    try:
-        probe = CGROUP_CPU / f"encore-probe-{os.getpid()}"
-        probe.mkdir()
-        (probe / "cpu.cfs_period_us").write_text(str(QUOTA[1]))
-        (probe / "cpu.cfs_quota_us").write_text(str(QUOTA[0]))
-        probe.rmdir()
-        return True
-    except OSError as e:
-        print(f"slower: skipped, cannot use a CPU-quota cgroup here ({e})")
-        return False
+    why = CGROUPS.usable(*QUOTA)
+    if why:
+        print(f"slower: skipped, cannot use a CPU-quota cgroup here ({why})")
+    return not why
 
 
 def limited(cmd, tag):
     """A command run in its own CPU-quota cgroup (one per process: each rank limited alike)."""
-    script = (f'g={CGROUP_CPU}/encore-{tag}-$$; mkdir -p "$g"; '
-              f'echo {QUOTA[1]} > "$g/cpu.cfs_period_us"; echo {QUOTA[0]} > "$g/cpu.cfs_quota_us"; '
-              f'echo $$ > "$g/cgroup.procs"; exec "$@"')
-    return ["sh", "-c", script, "limited", *map(str, cmd)]
+    return CGROUPS.command(cmd, f"encore-{tag}", *QUOTA)
 
 
 # A CPU-bound loop that prints its wall time over its CPU time.
@@ -308,11 +304,7 @@ def quota_factor():
 
 
 def cleanup_cgroups():
-    for g in CGROUP_CPU.glob("encore-*"):
-        try:
-            g.rmdir()
-        except OSError:
-            pass
+    CGROUPS.remove("encore-*")
 
 
 def predict(tool, trace, model, profiles=(), recorded=False):
@@ -399,7 +391,14 @@ def main():
                     help="leave out the `slower` rows (their cgroup replays and dilated runs)")
     ap.add_argument("--per-run", action="store_true",
                     help="also print every row's value run by run (to find an outlier round)")
+    add_page_reporting_flag(ap)
     a = ap.parse_args()
+    with PageReportingOff(keep=a.keep_page_reporting):
+        return measure(a)
+
+
+def measure(a):
+    """The benchmark itself, which main() runs with free page reporting off."""
     QUOTA[:] = [a.period_us // 2, a.period_us]
     if QUOTA[0] < MIN_CFS_US:
         raise SystemExit(f"--period-us {a.period_us}: the quota (half of it) would be under the "

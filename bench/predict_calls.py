@@ -30,7 +30,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from benchlib import EXAMPLE_ARGS, QuietGate  # noqa: E402
+from benchlib import EXAMPLE_ARGS, PageReportingOff, QuietGate  # noqa: E402
+from benchlib import add_page_reporting_flag  # noqa: E402
 from predict_accuracy import run  # noqa: E402
 
 
@@ -91,7 +92,14 @@ def main():
     ap.add_argument("--quiet-wait", type=float, default=20.0)
     ap.add_argument("--baseline", help="another build whose predict gives the `base` column")
     ap.add_argument("--keep", help="keep the recording and the profiles in this directory")
+    add_page_reporting_flag(ap)
     a = ap.parse_args()
+    with PageReportingOff(keep=a.keep_page_reporting):
+        return measure(a)
+
+
+def measure(a):
+    """The benchmark itself, which main() runs with free page reporting off."""
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
     probe = build / "bench/libbench_call_probe.so"

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from benchlib import EXAMPLE_ARGS  # noqa: E402
+from benchlib import EXAMPLE_ARGS, PageReportingOff, add_page_reporting_flag  # noqa: E402
 from predict_accuracy import run  # noqa: E402
 
 
@@ -36,7 +36,14 @@ def main():
     ap.add_argument("--baseline", help="another build whose predict gives the `base` rows")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--examples", default="halo2d,ring,collectives,master_worker")
+    add_page_reporting_flag(ap)
     a = ap.parse_args()
+    with PageReportingOff(keep=a.keep_page_reporting):
+        return measure(a)
+
+
+def measure(a):
+    """The benchmark itself, which main() runs with free page reporting off."""
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
     tools = [("", tool)] + ([("base ", pathlib.Path(a.baseline).resolve() /

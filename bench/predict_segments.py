@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from benchlib import QuietGate  # noqa: E402
+from benchlib import PageReportingOff, QuietGate, add_page_reporting_flag  # noqa: E402
 from benchlib import EXAMPLE_ARGS  # noqa: E402
 from predict_accuracy import run  # noqa: E402
 
@@ -102,7 +102,14 @@ def main():
                     help="bench_call_probe's library (default: the build's)")
     ap.add_argument("--replay-env", action="append", default=[],
                     help="K=V set for the replays (e.g. ENCORE_REPLAY_READ_AHEAD=0)")
+    add_page_reporting_flag(ap)
     a = ap.parse_args()
+    with PageReportingOff(keep=a.keep_page_reporting):
+        return measure(a)
+
+
+def measure(a):
+    """The benchmark itself, which main() runs with free page reporting off."""
     build = pathlib.Path(a.build).resolve()
     tool = build / "tools/encore/encore"
     probe = pathlib.Path(a.probe) if a.probe else build / "bench/libbench_call_probe.so"

@@ -40,7 +40,7 @@ import shutil
 import statistics
 import tempfile
 
-from benchlib import fmt, loops, run
+from benchlib import PageReportingOff, add_page_reporting_flag, fmt, loops, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -53,7 +53,14 @@ def main():
     ap.add_argument("--skip-calls", action="store_true", help="no per-call rows")
     ap.add_argument("--read-ahead", choices=["default", "both"], default="default",
                     help="wall rows with the read-ahead as the replay decides, or on and off")
+    add_page_reporting_flag(ap)
     args = ap.parse_args()
+    with PageReportingOff(keep=args.keep_page_reporting):
+        return measure(args)
+
+
+def measure(args):
+    """The benchmark itself, which main() runs with free page reporting off."""
     build = pathlib.Path(args.build)
     tool, prog = build / "tools/encore/encore", build / "bench/bench_capture_loops"
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="encore-replay-bench-"))
