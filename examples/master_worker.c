@@ -20,6 +20,8 @@
  * Digests: the master's `recv` digest is NOT taken in arrival order (which is
  * nondeterministic): it is the digest of the assembled image (int32 counts,
  * row-major) once every tile is in.  Workers hash what they received, in order.
+ * The master also prints `arrival rank=0 recv=<hex>`, what it received in
+ * arrival order (different from run to run, but what its recording holds).
  * compute = image checksum (master: pixels in the set and total iterations;
  * workers: the tile indices and RLE data they produced, in order).
  *
@@ -109,6 +111,8 @@ static void master(const params *p, int nworkers, int dynamic, uint64_t *hrecv,
     for (int w = 1; w <= nworkers; ++w)
         next[w] = w - 1;
     int next_dynamic = 0, active = nworkers;
+    uint64_t harrival; /* what arrived, in arrival order */
+    digest_init(&harrival);
     const double t0 = MPI_Wtime();
     while (active > 0) {
         int flag = 0, hdr[2];
@@ -116,6 +120,7 @@ static void master(const params *p, int nworkers, int dynamic, uint64_t *hrecv,
         while (!flag) /* poll; a real master would do useful work between polls */
             MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         MPI_Recv(hdr, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        digest_update_recv(&harrival, hdr, MPI_INT, &st);
         const int src = st.MPI_SOURCE;
         if (st.MPI_TAG == TAG_RESULT) {
             int m = 0, x0, y0, w, h;
@@ -123,7 +128,8 @@ static void master(const params *p, int nworkers, int dynamic, uint64_t *hrecv,
             MPI_Probe(src, TAG_RLE, MPI_COMM_WORLD, &pst);
             MPI_Get_count(&pst, MPI_INT, &m);
             int *rle = malloc((size_t)m * sizeof *rle);
-            MPI_Recv(rle, m, MPI_INT, src, TAG_RLE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(rle, m, MPI_INT, src, TAG_RLE, MPI_COMM_WORLD, &pst);
+            digest_update_recv(&harrival, rle, MPI_INT, &pst);
             tile_rect(p, hdr[0], &x0, &y0, &w, &h);
             for (int i = 0, px = 0; i < m; i += 2)
                 for (int r = 0; r < rle[i + 1]; ++r, ++px)
@@ -159,6 +165,9 @@ static void master(const params *p, int nworkers, int dynamic, uint64_t *hrecv,
            p->size, p->size, p->ntiles, nworkers, dynamic ? "dynamic" : "static",
            (unsigned long long)stats[0], (unsigned long long)stats[1]);
     printf("time %.6f\n", t1 - t0);
+    char hex[17] = {0};
+    digest_hex(harrival, hex);
+    printf("arrival rank=0 recv=%s\n", hex);
     free(next);
     free(image);
 }
