@@ -110,8 +110,9 @@ class Call {
     if (!failed || ts_->poll_at != ts_->events() || k.a != a || k.b != b || k.fn != id_ ||
         !in_place_ || !ts_->times_fit())
       return false;
-    if (n > 0 && (ts_->poll_requests.size() != static_cast<std::size_t>(n) ||
-                  std::memcmp(ts_->poll_requests.data(), r, sizeof *r * ts_->poll_requests.size())))
+    if (n > 0 &&
+        (ts_->poll_requests.size() != static_cast<std::size_t>(n) ||
+         std::memcmp(ts_->poll_requests.data(), r, sizeof *r * ts_->poll_requests.size()) != 0))
       return false;
     buf_[0] = std::byte{event_format::kRepeatHead0};
     buf_[1] = std::byte{event_format::kRepeatHead1};

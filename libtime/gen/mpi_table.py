@@ -249,7 +249,7 @@ def _length_expr(f, params, length):
     return {
         "param": f"({other})",
         "param_deref": f"({other} ? *{other} : 0)",
-        "param_times3": f"(3 * ({other}))",
+        "param_times3": f"(3 * static_cast<std::int64_t>({other}))",
         "send_peers": f"c.send_peers(comm, {neighbor})",
         "recv_peers": f"c.recv_peers(comm, {neighbor})",
         "comm_size": "c.comm_size(comm)",

@@ -121,7 +121,7 @@ void status(Rank& r, std::string_view name, std::vector<StatusRecord> s) {
   r.arg(name).statuses = std::move(s);
 }
 
-void waitall(Rank& r, std::vector<std::uint64_t> reqs, std::vector<StatusRecord> statuses,
+void waitall(Rank& r, const std::vector<std::uint64_t>& reqs, std::vector<StatusRecord> statuses,
              std::uint64_t compute_ns = 0) {
   r.call(fn::Waitall, compute_ns);
   r.set("count", static_cast<std::int64_t>(reqs.size()));

@@ -82,7 +82,7 @@ Both Twin::hindexed_block(int bl, std::vector<MPI_Aint> disps, Both old) {
   return keep(engine.hindexed_block(n, bl, disps.data(), old.mine), r);
 }
 Both Twin::create_struct(std::vector<int> bls, std::vector<MPI_Aint> disps,
-                         std::vector<Both> types) {
+                         const std::vector<Both>& types) {
   std::vector<MPI_Datatype> mine, real;
   for (const Both& b : types) {
     mine.push_back(b.mine);
@@ -216,7 +216,7 @@ void Twin::check_data(Both t, int count, const std::string& what, bool partial) 
       boundary += r.elem_size;
       if (boundary < pos) cuts.push_back(boundary);
     }
-    boundary += r.elem_size * (r.repeat > 3 ? r.repeat - 3 : 0);
+    boundary += static_cast<MPI_Count>(r.elem_size * (r.repeat > 3 ? r.repeat - 3 : 0));
   }
   if (count > 1) cuts.push_back(pos / count + 0);
   // MPICH never unpacks part of a pair type (a message of 8 bytes of MPI_DOUBLE_INT writes

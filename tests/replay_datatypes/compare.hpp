@@ -30,7 +30,8 @@ class Twin : public ::testing::Test {
   Both hindexed(std::vector<int> bls, std::vector<MPI_Aint> disps, Both old);
   Both indexed_block(int bl, std::vector<int> disps, Both old);
   Both hindexed_block(int bl, std::vector<MPI_Aint> disps, Both old);
-  Both create_struct(std::vector<int> bls, std::vector<MPI_Aint> disps, std::vector<Both> types);
+  Both create_struct(std::vector<int> bls, std::vector<MPI_Aint> disps,
+                     const std::vector<Both>& types);
   Both subarray(std::vector<int> sizes, std::vector<int> subsizes, std::vector<int> starts,
                 int order, Both old);
   Both darray(int size, int rank, std::vector<int> gsizes, std::vector<int> distribs,

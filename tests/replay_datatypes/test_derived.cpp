@@ -21,23 +21,24 @@ TEST_F(Derived, Vectors) {
   check(hvector(4, 1, -16, named(MPI_DOUBLE)), "hvector negative stride");
 }
 
-// The MPI-1 constructors removed in MPI-3 still exist in libmpich (not in mpi.h).
+// The MPI-1 constructors removed in MPI-3 still exist in libmpich. MPICH 4.0's mpi.h (Debian
+// 12) declares them too, with non-const arrays: declared here the same way (clang rejects a
+// C function declared twice with other parameter types), for an mpi.h that leaves them out.
 extern "C" int MPI_Type_hvector(int, int, MPI_Aint, MPI_Datatype, MPI_Datatype*);
-extern "C" int MPI_Type_hindexed(int, const int*, const MPI_Aint*, MPI_Datatype, MPI_Datatype*);
-extern "C" int MPI_Type_struct(int, const int*, const MPI_Aint*, const MPI_Datatype*,
-                               MPI_Datatype*);
+extern "C" int MPI_Type_hindexed(int, int[], MPI_Aint[], MPI_Datatype, MPI_Datatype*);
+extern "C" int MPI_Type_struct(int, int[], MPI_Aint[], MPI_Datatype[], MPI_Datatype*);
 
 TEST_F(Derived, Mpi1Constructors) {
   MPI_Datatype r = MPI_DATATYPE_NULL;
   MPI_Type_hvector(3, 2, 40, MPI_INT, &r);
   real_types.push_back(r);
   check({engine.hvector_mpi1(3, 2, 40, MPI_INT), r}, "MPI_Type_hvector");
-  const int bls[2] = {1, 2};
-  const MPI_Aint disps[2] = {16, 0};
+  int bls[2] = {1, 2};
+  MPI_Aint disps[2] = {16, 0};
   MPI_Type_hindexed(2, bls, disps, MPI_DOUBLE, &r);
   real_types.push_back(r);
   check({engine.hindexed_mpi1(2, bls, disps, MPI_DOUBLE), r}, "MPI_Type_hindexed");
-  const MPI_Datatype types[2] = {MPI_CHAR, MPI_DOUBLE};
+  MPI_Datatype types[2] = {MPI_CHAR, MPI_DOUBLE};
   MPI_Type_struct(2, bls, disps, types, &r);
   real_types.push_back(r);
   check({engine.struct_mpi1(2, bls, disps, types), r}, "MPI_Type_struct");
@@ -117,13 +118,14 @@ TEST_F(Derived, Darrays) {
   for (int order : {MPI_ORDER_C, MPI_ORDER_FORTRAN}) {
     const std::string o = order == MPI_ORDER_C ? " C" : " Fortran";
     for (int rank = 0; rank < 6; ++rank) {
-      const std::string r = " rank " + std::to_string(rank);
+      std::string r = o;
+      r += " rank " + std::to_string(rank);
       check(darray(6, rank, {10, 9}, {B, B}, {D, D}, {2, 3}, order, named(MPI_DOUBLE)),
-            "darray block" + o + r);
+            "darray block" + r);
       check(darray(6, rank, {10, 9}, {C, C}, {D, 2}, {3, 2}, order, named(MPI_INT)),
-            "darray cyclic" + o + r);
+            "darray cyclic" + r);
       check(darray(6, rank, {7, 5, 4}, {C, N, B}, {3, D, 2}, {3, 1, 2}, order, named(MPI_FLOAT)),
-            "darray cyclic/none/block" + o + r);
+            "darray cyclic/none/block" + r);
     }
   }
 }

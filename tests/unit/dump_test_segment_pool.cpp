@@ -61,7 +61,7 @@ TEST(SegmentPool, APreparedSegmentIsHandedOutAndTheBudgetHolds) {
 TEST(SegmentPool, AThreadWantsAnotherSegmentOnceItsCurrentOneIsHalfFull) {
   SegmentPool pool(64u << 20);
   ThreadStream ts(0, pool);
-  const std::vector<std::byte> block(64 * 1024, std::byte{3});
+  const std::vector<std::byte> block(std::size_t{64} * 1024, std::byte{3});
   for (std::size_t n = 0; n + block.size() < kPayloadSegmentBytes / 2; n += block.size())
     ts.append_payload(block);
   EXPECT_FALSE(ts.pending().wants_more(StreamKind::payload));

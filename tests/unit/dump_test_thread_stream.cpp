@@ -17,7 +17,7 @@ TEST(ThreadStreamSeal, APayloadSegmentFilledUpSetsTheFlagAndCallsTheHook) {
   ThreadStream ts(0, pool);
   int hooks = 0;
   ts.on_seal = [&hooks] { ++hooks; };
-  const std::vector<std::byte> block(64 * 1024, std::byte{7});
+  const std::vector<std::byte> block(std::size_t{64} * 1024, std::byte{7});
   std::size_t appended = 0;
   while (appended + block.size() <= kPayloadSegmentBytes) {
     ts.append_payload(block);
@@ -41,7 +41,7 @@ TEST(ThreadStreamSeal, HalfAPayloadSegmentCallsTheHalfHookOncePerSegment) {
   ThreadStream ts(0, pool);
   int halves = 0;
   ts.on_half = [&halves] { ++halves; };
-  const std::vector<std::byte> block(64 * 1024, std::byte{5});
+  const std::vector<std::byte> block(std::size_t{64} * 1024, std::byte{5});
   const std::size_t half = kPayloadSegmentBytes / 2;
   for (std::size_t n = 0; n < half; n += block.size()) ts.append_payload(block);
   EXPECT_EQ(halves, 0);  // exactly half: not past it
@@ -69,7 +69,7 @@ TEST(ThreadStreamSeal, ASegmentBeingRolledOverIsNotAlsoTheCurrentOne) {
     seen = ts.pending();
     ++hooks;
   };
-  const std::vector<std::byte> block(64 * 1024, std::byte{3});
+  const std::vector<std::byte> block(std::size_t{64} * 1024, std::byte{3});
   for (std::size_t n = 0; n <= kPayloadSegmentBytes; n += block.size()) ts.append_payload(block);
   ASSERT_EQ(hooks, 1);
   ASSERT_EQ(seen.sealed_payload.size(), 1u);

@@ -31,7 +31,7 @@ TEST_F(WriterPrepare, AHalfFullPayloadSegmentGetsTheNextOnePrepared) {
   writer.add_stream(&ts);
   writer.start();
   const auto before = pool.allocated_bytes();
-  const std::vector<std::byte> block(64 * 1024, std::byte{9});
+  const std::vector<std::byte> block(std::size_t{64} * 1024, std::byte{9});
   for (std::size_t n = 0; n <= kPayloadSegmentBytes / 2; n += block.size())
     ts.append_payload(block);
   // The writer works on its own thread: give it up to 20 s (it takes milliseconds).

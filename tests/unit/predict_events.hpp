@@ -86,7 +86,7 @@ inline Event recv(std::uint16_t f, std::int64_t source, std::int64_t tag, std::i
   return e;
 }
 
-inline Event waitall(std::vector<std::uint64_t> request_events) {
+inline Event waitall(const std::vector<std::uint64_t>& request_events) {
   Event e = call(fn::Waitall);
   auto& reqs = role_arg(e, Role::request_array).requests;
   for (auto i : request_events) reqs.push_back({false, 0, i});
@@ -137,6 +137,7 @@ class KeepSink : public predict::PredictSink {
 
 inline std::vector<std::unique_ptr<predict::RankFeed>> feeds(std::vector<std::vector<Step>> ranks) {
   std::vector<std::unique_ptr<predict::RankFeed>> out;
+  out.reserve(ranks.size());
   for (auto& r : ranks) out.push_back(std::make_unique<VectorFeed>(std::move(r)));
   return out;
 }

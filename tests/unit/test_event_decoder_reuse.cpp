@@ -56,7 +56,8 @@ TEST_F(EventDecoderReuse, ReusedEventMatchesAFreshOne) {
   reused.args.resize(40);
   for (auto& a : reused.args) {
     a.present = true;
-    a.scalar = a.flags = 99;
+    a.scalar = 99;
+    a.flags = 99;
     a.list = {1};
     a.requests = {RequestRef{}};
     a.text = "junk";

@@ -56,7 +56,7 @@ class ExportCounters : public TempDirTest {
     };
     add(fn::Init, 0);
     for (int i = 1; i <= n; ++i) add(fn::Barrier, static_cast<std::uint64_t>(i));
-    add(fn::Finalize, static_cast<std::uint64_t>(n + 1));
+    add(fn::Finalize, static_cast<std::uint64_t>(n) + 1);
     w.close();
     r.events = w.events();
     m.ranks.push_back(r);

@@ -29,7 +29,7 @@ class PayloadReaderTest : public TempDirTest, public ::testing::WithParamInterfa
 
 // Byte k of thread t's payload stream.
 std::byte expected(std::uint16_t t, std::uint64_t k) {
-  return static_cast<std::byte>((k * 7 + t * 101 + (k >> 8)) & 0xff);
+  return static_cast<std::byte>((k * 7 + std::uint64_t{t} * 101 + (k >> 8)) & 0xff);
 }
 
 struct Layout {

@@ -17,7 +17,7 @@ struct Result {
   predict::LoggedStats stats;
 };
 
-Result run(std::vector<std::vector<Step>> ranks, std::vector<std::int64_t> offsets = {}) {
+Result run(std::vector<std::vector<Step>> ranks, const std::vector<std::int64_t>& offsets = {}) {
   auto f = feeds(std::move(ranks));
   Result r;
   r.stats = predict::run_compensated(f, round_params(), offsets, r.sink);

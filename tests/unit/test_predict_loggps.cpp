@@ -23,7 +23,7 @@ LogGPSParams params() {
   return p;
 }
 
-KeepSink run(std::vector<std::vector<Step>> ranks, LogGPSParams p = params()) {
+KeepSink run(std::vector<std::vector<Step>> ranks, const LogGPSParams& p = params()) {
   auto f = feeds(std::move(ranks));
   KeepSink sink;
   predict::run_loggps(f, p, sink);

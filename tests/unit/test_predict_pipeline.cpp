@@ -1,6 +1,7 @@
 // The prediction pipeline on hand-made trace directories: a capture of two ranks, a replay
 // profile of rank 0 whose compute is twice as fast, the inference of rank 1 from it (overall
 // and per call site), the predicted trace written and read back.
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <vector>
@@ -258,9 +259,7 @@ TEST_F(PredictPipeline, NotTheSameWorkFallsBackToTheOverallRatio) {
   write_rank(prof_, 0, barriers({5000, 4000, 6000, 5000, 500}), 0);
   predict::ComputeScale scale;
   auto s = predict(true, &scale);
-  const auto scaled = [&](double ns) {
-    return static_cast<std::int64_t>(ns * scale.overall + 0.5);
-  };
+  const auto scaled = [&](double ns) { return std::llround(ns * scale.overall); };
   EXPECT_EQ(computes(s, 1),
             (std::vector<std::int64_t>{5000, scaled(30000), scaled(30000), scaled(30000), 500}));
 }
@@ -279,9 +278,7 @@ TEST_F(PredictPipeline, PollsAreSkippedWhenLiningUpAndTheirSegmentsScaled) {
   write_rank(prof_, 0, barriers({5000, 5000, 5000, 5000, 500}), 0);
   predict::ComputeScale scale;
   auto s = predict(true, &scale);
-  const auto scaled = [&](double ns) {
-    return static_cast<std::int64_t>(ns * scale.overall + 0.5);
-  };
+  const auto scaled = [&](double ns) { return std::llround(ns * scale.overall); };
   EXPECT_EQ(computes(s, 1),
             (std::vector<std::int64_t>{5000, 5000, scaled(4000), scaled(6000), 5000, 500}));
 }

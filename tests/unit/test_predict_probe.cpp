@@ -95,6 +95,7 @@ TEST(PredictProbe, AnIprobeLoopEndsWhenTheModelsMessageComes) {
   // 1307, as a plain run would have found it. (Before, the loop kept its recorded 2900 ns and
   // the Iprobe started at 3000, whenever the message came.)
   std::vector<Step> master;
+  master.reserve(12);
   for (int i = 0; i < 10; ++i)
     master.push_back({probe(fn::Iprobe, kAnySource, kAnyTag, 0, 0, false, 200), i == 0 ? 0 : 100});
   master.push_back({probe(fn::Iprobe, kAnySource, kAnyTag, 1, 2), 100});

@@ -15,9 +15,9 @@ using namespace encore::testing;
 
 class PredictWaitFit : public TempDirTest {};
 
-Event completing(std::uint16_t f, std::vector<std::uint64_t> request_events,
+Event completing(std::uint16_t f, const std::vector<std::uint64_t>& request_events,
                  std::vector<StatusRecord> statuses) {
-  Event e = f == fn::Waitall ? waitall(std::move(request_events)) : call(f);
+  Event e = f == fn::Waitall ? waitall(request_events) : call(f);
   if (f == fn::Waitall) {
     role_arg(e, Role::status_array).statuses = std::move(statuses);
   } else {

@@ -164,13 +164,14 @@ std::vector<std::byte> chunk_with_extras(const std::vector<std::uint8_t>& extras
   bytes.push_back(static_cast<std::uint8_t>(head >> 7));
   bytes.insert(bytes.end(), extras.begin(), extras.end());
   std::vector<std::byte> out;
+  out.reserve(bytes.size());
   for (const auto b : bytes) out.push_back(static_cast<std::byte>(b));
   return out;
 }
 
 TEST(EventDecoder, BadNeighbourListsAreErrorsNotAllocations) {
   ASSERT_FALSE(function_table()[fn::Type_get_contents_c].modelled);
-  const auto decode = [](std::vector<std::uint8_t> extras) {
+  const auto decode = [](const std::vector<std::uint8_t>& extras) {
     const auto chunk = chunk_with_extras(extras);
     EventColumns c = EventColumns::of(chunk);
     Event ev;

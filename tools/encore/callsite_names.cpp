@@ -25,7 +25,7 @@ std::uint64_t link_base(const std::string& module) {
   const unsigned phentsize = u16(54), phnum = u16(56);
   for (unsigned i = 0; i < phnum && i < 256; ++i) {
     unsigned char ph[56] = {};
-    f.seekg(static_cast<std::streamoff>(phoff + i * phentsize));
+    f.seekg(static_cast<std::streamoff>(phoff + std::uint64_t{i} * phentsize));
     if (!f.read(reinterpret_cast<char*>(ph), sizeof ph)) break;
     if (ph[0] == 1) {  // PT_LOAD
       std::uint64_t vaddr = 0;

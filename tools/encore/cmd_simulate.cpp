@@ -52,6 +52,7 @@ int run_logged(const std::vector<std::string>& argv, const std::filesystem::path
     dup2(fd, 1);
     dup2(fd, 2);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());

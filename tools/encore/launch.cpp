@@ -64,6 +64,7 @@ void prepend_preload(const fs::path& library) {
 
 std::vector<char*> exec_argv(const std::vector<std::string>& command) {
   std::vector<char*> argv;
+  argv.reserve(command.size() + 1);
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   return argv;

@@ -124,7 +124,7 @@ class RankWriter {
     out_.u32(0);  // wall_time_offset: wall times are seconds from the trace's zero
     for (const auto& h : predefined_handles(HandleKind::datatype)) {  // the whole native table
       const int native = index_of(d::kDatatypeNames, h.name);
-      if (native >= 0) dt_sizes_[static_cast<std::size_t>(native + 2)] = predefined_size(h);
+      if (native >= 0) dt_sizes_[static_cast<std::size_t>(native) + 2] = predefined_size(h);
     }
     comms_[world_comm_id()] = d::kCommWorld;
     comms_[self_comm_id()] = d::kCommSelf;

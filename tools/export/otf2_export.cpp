@@ -466,12 +466,14 @@ class Otf2Writer {
     std::sort(regions.begin(), regions.end(),
               [](const auto& a, const auto& b) { return a.second < b.second; });
     std::vector<OTF2_StringRef> region_names;
+    region_names.reserve(regions.size());
     for (const auto& [function, ref] : regions)
       region_names.push_back(str.ref(function_table()[function].name));
     const auto compute_name = str.ref("compute");
     const auto compute_desc = str.ref("time between two MPI calls");
     const auto node_class = str.ref("node"), machine_class = str.ref("machine");
     std::vector<OTF2_StringRef> host_names;
+    host_names.reserve(hosts.size());
     for (const auto& [host, ref] : hosts) host_names.push_back(str.ref(host));
     const auto empty = str.ref("");
     const auto mpi = str.ref("MPI");

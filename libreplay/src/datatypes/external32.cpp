@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cfloat>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -117,7 +118,7 @@ void convert_run(const Predefined& p, U64 n, const std::byte*& in, std::byte*& o
       case Ext32::long_double:
       case Ext32::long_double_cx: {
         static_assert(LDBL_MANT_DIG == 64, "long double is assumed to be x87 extended");
-        for (int half = 0; half < native / 16; ++half) {
+        for (std::ptrdiff_t half = 0; half < native / 16; ++half) {
           if (to_external)
             x87_to_quad(in + 16 * half, out + 16 * half);
           else

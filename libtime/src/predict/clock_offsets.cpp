@@ -2,7 +2,7 @@
 
 namespace encore::predict {
 
-ClockOffsets::ClockOffsets(std::vector<std::int64_t> constant) {
+ClockOffsets::ClockOffsets(const std::vector<std::int64_t>& constant) {
   ranks_.reserve(constant.size());
   for (const std::int64_t c : constant) ranks_.push_back({c, nullptr});
 }

@@ -16,7 +16,7 @@ class ClockOffsets {
  public:
   ClockOffsets() = default;
   // A constant per rank; ranks past the end get 0. (Implicit: a plain list of offsets is one.)
-  ClockOffsets(std::vector<std::int64_t> constant);  // NOLINT(google-explicit-constructor)
+  ClockOffsets(const std::vector<std::int64_t>& constant);  // NOLINT(google-explicit-constructor)
   // The manifest's estimates; it must outlive this object (ranks that drift point into it).
   explicit ClockOffsets(const Manifest& manifest);
 

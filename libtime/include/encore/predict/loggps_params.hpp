@@ -8,6 +8,7 @@
 // 0.94 ns/B where the Allreduce implied 1.34).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -55,14 +56,12 @@ struct LogGPSParams {
   // Time to push `bytes` into the network after the overhead: (bytes - 1) * G, 0 for empty.
   // Rounded to ns (all values are non-negative).
   std::int64_t transfer_ns(std::uint64_t bytes) const {
-    return bytes == 0
-               ? 0
-               : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G_for(bytes) + 0.5);
+    return bytes == 0 ? 0 : std::llround(static_cast<double>(bytes - 1) * G_for(bytes));
   }
   // Time to copy `bytes` into a local buffer (a buffered send's attached one): the eager G,
   // the rate of the sends that copy into a shared-memory cell and return, whatever the size.
   std::int64_t copy_ns(std::uint64_t bytes) const {
-    return bytes == 0 ? 0 : static_cast<std::int64_t>(static_cast<double>(bytes - 1) * G + 0.5);
+    return bytes == 0 ? 0 : std::llround(static_cast<double>(bytes - 1) * G);
   }
   // Time to combine `bytes` received into a reduction's buffer (a nonblocking reduction's
   // at gamma_nonblocking where it was fitted or given).
@@ -77,10 +76,10 @@ struct LogGPSParams {
     return it == gamma_by_kind.end() ? gamma : it->second;
   }
   std::int64_t reduce_ns(std::uint64_t bytes, bool nonblocking = false) const {
-    return static_cast<std::int64_t>(static_cast<double>(bytes) * gamma_for(nonblocking) + 0.5);
+    return std::llround(static_cast<double>(bytes) * gamma_for(nonblocking));
   }
-  std::int64_t overhead_ns() const { return static_cast<std::int64_t>(o + 0.5); }
-  std::int64_t latency_ns() const { return static_cast<std::int64_t>(L + 0.5); }
+  std::int64_t overhead_ns() const { return std::llround(o); }
+  std::int64_t latency_ns() const { return std::llround(L); }
   bool rendezvous(std::uint64_t bytes) const { return bytes > S; }
 };
 
