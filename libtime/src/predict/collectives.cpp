@@ -1,7 +1,6 @@
 #include "encore/predict/collectives.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 
 namespace encore::predict {
@@ -16,7 +15,7 @@ struct Net {
   Net(const LogGPSParams& params, CollKind kind, bool nonblocking = false)
       : p(params), gamma(params.gamma_for(to_string(kind), nonblocking)) {}
   std::int64_t combine_ns(std::uint64_t n) const {
-    return std::llround(static_cast<double>(n) * gamma);
+    return round_ns(static_cast<double>(n) * gamma);
   }
   std::int64_t o() const { return p.overhead_ns(); }
   std::int64_t send_cost(std::uint64_t n) const {

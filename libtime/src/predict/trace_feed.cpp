@@ -1,7 +1,6 @@
 #include "encore/predict/trace_feed.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 
 #include "aligned_compute.hpp"
@@ -236,14 +235,14 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
       compute_ns = *aligned;
     } else if ((scale_ == nullptr || (scale_->overall == 1.0 && scale_->by_callsite.empty())) &&
                captured_gap < kExactDouble) {
-      compute_ns = captured_gap;  // what llround(gap * 1.0) gives, without the doubles
+      compute_ns = captured_gap;  // what round_ns(gap * 1.0) gives, without the doubles
     } else {
       double ratio = scale_ ? scale_->overall : 1.0;
       if (scale_ && ev.callsite && !scale_->by_callsite.empty()) {
         const auto it = scale_->by_callsite.find(*ev.callsite);
         if (it != scale_->by_callsite.end()) ratio = it->second;
       }
-      compute_ns = std::llround(static_cast<double>(captured_gap) * ratio);
+      compute_ns = round_ns(static_cast<double>(captured_gap) * ratio);
     }
   }
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
