@@ -18,6 +18,18 @@ V2 = pathlib.Path("/sys/fs/cgroup")
 PERIOD_US, QUOTA_US = 20000, 10000
 
 
+def enable_cpu_controller(root):
+    """cgroup v2: a child has cpu.max only where its parent's cgroup.subtree_control enables the
+    cpu controller (systemd does so on Debian 12; a bare machine may not). Left enabled, as
+    systemd leaves it. Raises OSError where the controller is not available."""
+    control = root / "cgroup.subtree_control"
+    if "cpu" in control.read_text().split():
+        return
+    if "cpu" not in (root / "cgroup.controllers").read_text().split():
+        raise OSError(f"{root}: no cpu controller in cgroup.controllers")
+    control.write_text("+cpu")
+
+
 def make_cgroup(name):
     """A new CPU-quota cgroup's directory (v1 or v2), or None with the reason."""
     reason = "no cpu cgroup hierarchy"
@@ -26,6 +38,8 @@ def make_cgroup(name):
             continue
         g = root / f"{name}-{os.getpid()}"
         try:
+            if v2:
+                enable_cpu_controller(root)
             g.mkdir()
             if v2:
                 (g / "cpu.max").write_text(f"{QUOTA_US} {PERIOD_US}")
