@@ -80,6 +80,9 @@ struct SendSample {
   // receive was posted tells its protocol (fit_threshold).
   bool blocking = false;
   std::int64_t end = 0;
+  // A Sendrecv's send half: queued whatever its size, so that its envelope's sends and
+  // receives pair in order; below S its pair is no sample of L (the rule of fit_params).
+  bool sendrecv = false;
 };
 // A receive's completion: `start` is when the rank began waiting for it (a blocking receive's
 // start; a Wait*'s; a Test* loop's first unsuccessful poll), `end` the completing call's end.
@@ -332,12 +335,14 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
           last_sends.second->push_back({raw_start, n, c.buffered, c.op == Op::send, raw_end});
         }
       } else if (ev.rc == 0 && c.op == Op::sendrecv) {
-        // Its duration holds its receive too, so it is no sample of o or G; a rendezvous-size
-        // one pairs with the peer's like a send and a receive (what large shifts are made of).
+        // Its duration holds its receive too, so it is no sample of o or G. Queued whatever its
+        // size (S is not fitted yet): the pairing takes a rendezvous-size one as a large pair,
+        // what large shifts are made of, and leaves a smaller one out of L.
         const std::uint64_t n = message_bytes(ctx, ev).sent;
         const std::int64_t dst = world_of(scalar_of(ev, Role::peer, 0));
-        if (dst >= 0 && f.params.rendezvous(n))
-          sends[{r, dst, scalar_of(ev, Role::tag, 0), comm_id}].push_back({raw_start, n, false});
+        if (dst >= 0)
+          sends[{r, dst, scalar_of(ev, Role::tag, 0), comm_id}].push_back(
+              {.start = raw_start, .bytes = n, .buffered = false, .sendrecv = true});
       }
       // g: a small send right after another (nothing in between), from start to start.
       if (small_send && burst.thread == ev.thread && raw_start - burst.end <= kBurstGap)
@@ -523,6 +528,9 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end, q.group});
         continue;
       }
+      // A small Sendrecv's is left out of L: in an exchange of Sendrecvs the receiving half
+      // ends with its own rank's send half, so its end is not only this message's arrival.
+      if (s.sendrecv) continue;
       const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
       const double l = static_cast<double>(q.end - s.start) - 2 * p.o - x;
       auto [at, fresh] =
