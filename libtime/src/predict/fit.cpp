@@ -528,7 +528,7 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (!s.buffered) large.push_back({s.bytes, s.start, q.start, q.end, q.group});
         continue;
       }
-      // A small Sendrecv's is left out of L: in an exchange of Sendrecvs the receiving half
+      // A small Sendrecv's pair is left out of L: in an exchange of Sendrecvs the receiving half
       // ends with its own rank's send half, so its end is not only this message's arrival.
       if (s.sendrecv) continue;
       const double x = s.bytes == 0 ? 0 : static_cast<double>(s.bytes - 1) * p.G;
