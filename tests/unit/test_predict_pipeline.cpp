@@ -283,6 +283,43 @@ TEST_F(PredictPipeline, PollsAreSkippedWhenLiningUpAndTheirSegmentsScaled) {
             (std::vector<std::int64_t>{5000, 5000, scaled(4000), scaled(6000), 5000, 500}));
 }
 
+// Rank 0's barriers with `polls` failed Tests before its third barrier, `poll_gap` ns of
+// compute before each; the barriers' gaps times `scale`.
+std::vector<Call> barriers_with_polls(double scale, int polls, std::uint64_t poll_gap) {
+  const auto g = [&](std::uint64_t ns) {
+    return static_cast<std::uint64_t>(static_cast<double>(ns) * scale);
+  };
+  auto calls = barriers({g(10000), g(10000), g(30000), g(10000), g(1000)});
+  Event poll = call(fn::Test);  // flag 0
+  role_arg(poll, Role::request_inout).requests = {{true, 0, 0}};
+  role_arg(poll, Role::status_out).statuses = {{}};
+  calls.insert(calls.begin() + 3, static_cast<std::size_t>(polls), {poll, poll_gap, 100, {}});
+  return calls;
+}
+
+TEST_F(PredictPipeline, AWaitLoopsTurnsDoNotSetTheOverallRatio) {
+  // A wait loop's turns between polls (20 ns captured, the capture's residue, none left in
+  // the replay) would pull the ratio of a rank whose work replays at half its captured time
+  // down to 30.5 / 71 us; the ratio is taken over the segments of at least 1 us.
+  write_rank(cap_, 0, barriers_with_polls(1.0, 500, 20), 1'000'000);
+  write_rank(cap_, 1, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
+  write_rank(prof_, 0, barriers_with_polls(0.5, 500, 0), 0);
+  predict::ComputeScale scale;
+  predict(true, &scale);
+  EXPECT_DOUBLE_EQ(scale.overall, 0.5);
+  EXPECT_DOUBLE_EQ(scale.captured_ns, 61000);
+}
+
+TEST_F(PredictPipeline, OnlyShortSegmentsStillGiveARatio) {
+  // No segment of 1 us or more: the ratio is taken over all of them.
+  write_rank(cap_, 0, barriers({800, 600, 600, 400}), 1'000'000);
+  write_rank(cap_, 1, barriers({800, 600, 600, 400}), 1'000'000);
+  write_rank(prof_, 0, barriers({400, 300, 300, 200}), 0);
+  predict::ComputeScale scale;
+  predict(true, &scale);
+  EXPECT_DOUBLE_EQ(scale.overall, 0.5);
+}
+
 TEST_F(PredictPipeline, ProfileOfAnotherRunIsRejected) {
   auto calls = rank0(0.5);
   calls[2].ev = send(fn::Send, 1, 0, 8);

@@ -24,6 +24,13 @@ void check_same_call(const Event& captured, const Event& replayed, const std::st
                   captured.info().name, captured.thread, captured.index));
 }
 
+// The overall ratio leaves out captured segments shorter than this (unless every segment is):
+// in those the per-call corrections outweigh the program's work. A wait loop's turns between
+// two polls are a few ns of the program's, beside the capture's residue of its own time and the
+// replay's clock read taken out, so a master that polls millions of times measured x0.07 of its
+// capture, which scaled a worker's tiles by as much.
+constexpr std::int64_t kRatioMinSegmentNs = 1000;
+
 // Below this a gap (never negative) converts to double and back exactly.
 constexpr std::int64_t kExactDouble = std::int64_t{1} << 52;
 
@@ -97,6 +104,7 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
   };
   std::unordered_map<std::uint64_t, Sum> sites;
   ComputeScale s;
+  double all_captured = 0, all_replayed = 0;
   for (const ReplayProfile& p : profiles) {
     RankEventReader cap(capture.events_path(p.rank));
     const auto rep_path = TraceDir(p.dir).events_path(p.rank);
@@ -109,7 +117,8 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     struct RankSum {
       double captured = 0, measured = 0, cpu = 0;
     };
-    RankSum total;
+    RankSum total;      // the segments of at least kRatioMinSegmentNs, captured
+    RankSum all_sizes;  // every segment: the ratio when no segment is that long
     std::unordered_map<std::uint64_t, RankSum> rank_sites;
     StallSpread& st = s.stalls[p.rank];
     st.mode = stalls != StallTime::automatic       ? stalls
@@ -131,9 +140,13 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
       st.compute_ns += static_cast<std::uint64_t>(gb);
       st.segments_ns += stall;
       const double cpu = static_cast<double>(gb) - static_cast<double>(stall);
-      total.captured += static_cast<double>(ga);
-      total.measured += static_cast<double>(gb);
-      total.cpu += cpu;
+      const auto add = [&](RankSum& sum) {
+        sum.captured += static_cast<double>(ga);
+        sum.measured += static_cast<double>(gb);
+        sum.cpu += cpu;
+      };
+      add(all_sizes);
+      if (ga >= kRatioMinSegmentNs) add(total);
       if (a.callsite) {
         RankSum& site = rank_sites[*a.callsite];
         site.captured += static_cast<double>(ga);
@@ -152,6 +165,8 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
     };
     s.captured_ns += total.captured;
     s.replayed_ns += given(total);
+    all_captured += all_sizes.captured;
+    all_replayed += given(all_sizes);
     for (const auto& [site, sum] : rank_sites) {
       Sum& all = sites[site];
       all.captured += sum.captured;
@@ -162,6 +177,10 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
       s.source_rank = p.rank;
       s.source_events = rep_path;
     }
+  }
+  if (s.captured_ns == 0) {
+    s.captured_ns = all_captured;
+    s.replayed_ns = all_replayed;
   }
   if (s.captured_ns > 0) s.overall = s.replayed_ns / s.captured_ns;
   for (const auto& [site, sum] : sites)

@@ -31,10 +31,12 @@ namespace encore::predict {
 
 // How replayed compute compares with captured compute (replayed / captured).
 struct ComputeScale {
+  // Over the replayed ranks' segments of at least 1 us (all of them if none is that long):
+  // shorter ones are mostly the corrections' residue (trace_feed.cpp).
   double overall = 1.0;
   std::unordered_map<std::uint64_t, double> by_callsite;  // call site ending the segment
   std::uint64_t replayed_ranks = 0;
-  double captured_ns = 0, replayed_ns = 0;
+  double captured_ns = 0, replayed_ns = 0;  // the sums `overall` is taken over
   // The replayed rank (the lowest) whose segments the others follow where their calls line
   // up with its calls (see aligned_compute.hpp).
   std::optional<std::uint32_t> source_rank;
