@@ -157,6 +157,14 @@ std::vector<Call> barriers(const std::vector<std::uint64_t>& gaps) {
   return c;
 }
 
+// An MPI_Test that completed nothing (flag 0).
+Event failed_test() {
+  Event poll = call(fn::Test);
+  role_arg(poll, Role::request_inout).requests = {{true, 0, 0}};
+  role_arg(poll, Role::status_out).statuses = {{}};
+  return poll;
+}
+
 // The compute before each call of rank `r` after the first, as the logged model was fed it.
 std::vector<std::int64_t> computes(const KeepSink& s, std::uint32_t r) {
   std::vector<std::int64_t> v;
@@ -270,10 +278,7 @@ TEST_F(PredictPipeline, PollsAreSkippedWhenLiningUpAndTheirSegmentsScaled) {
   // line up again.
   write_rank(cap_, 0, barriers({10000, 10000, 30000, 10000, 1000}), 1'000'000);
   auto calls = barriers({10000, 10000, 6000, 10000, 1000});
-  Event poll = call(fn::Test);  // flag 0
-  role_arg(poll, Role::request_inout).requests = {{true, 0, 0}};
-  role_arg(poll, Role::status_out).statuses = {{}};
-  calls.insert(calls.begin() + 3, {poll, 4000, 100, {}});
+  calls.insert(calls.begin() + 3, {failed_test(), 4000, 100, {}});
   write_rank(cap_, 1, calls, 1'000'000);
   write_rank(prof_, 0, barriers({5000, 5000, 5000, 5000, 500}), 0);
   predict::ComputeScale scale;
@@ -290,10 +295,8 @@ std::vector<Call> barriers_with_polls(double scale, int polls, std::uint64_t pol
     return static_cast<std::uint64_t>(static_cast<double>(ns) * scale);
   };
   auto calls = barriers({g(10000), g(10000), g(30000), g(10000), g(1000)});
-  Event poll = call(fn::Test);  // flag 0
-  role_arg(poll, Role::request_inout).requests = {{true, 0, 0}};
-  role_arg(poll, Role::status_out).statuses = {{}};
-  calls.insert(calls.begin() + 3, static_cast<std::size_t>(polls), {poll, poll_gap, 100, {}});
+  calls.insert(calls.begin() + 3, static_cast<std::size_t>(polls),
+               {failed_test(), poll_gap, 100, {}});
   return calls;
 }
 
