@@ -136,10 +136,12 @@ class PredictStall(harness.TempDirTest):
         got = (spread["ranks"][0]["predicted"]["compute_s"] -
                keep["ranks"][0]["predicted"]["compute_s"])
         self.assertAlmostEqual(got, s["compute_given_s"] - k["compute_given_s"], delta=1e-6)
-        # The inferred rank follows rank 0's given compute.
+        # The inferred rank follows rank 0's given compute. The overall ratio is taken over the
+        # gaps of at least 1 us, the given compute over all of them: the short ones (a few us
+        # in all here) move the quotient by a few 1e-4, the spread by several 1e-2.
         self.assertAlmostEqual(
             spread["compute_scale"]["overall"] / keep["compute_scale"]["overall"],
-            s["compute_given_s"] / k["compute_given_s"], delta=1e-6)
+            s["compute_given_s"] / k["compute_given_s"], delta=3e-3)
         text = harness.run([harness.TOOL, "predict", str(trace), "--replay", str(prof)]).stdout
         self.assertRegex(text, r"rank 0 stalled \S+ in its compute and \S+ in the replay's "
                                r"calls: \S+ spread over its segments by running time \(x\S+, "
