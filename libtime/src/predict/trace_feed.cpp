@@ -147,12 +147,7 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
       };
       add(all_sizes);
       if (ga >= kRatioMinSegmentNs) add(total);
-      if (a.callsite) {
-        RankSum& site = rank_sites[*a.callsite];
-        site.captured += static_cast<double>(ga);
-        site.measured += static_cast<double>(gb);
-        site.cpu += cpu;
-      }
+      if (a.callsite) add(rank_sites[*a.callsite]);
     }
     st.measured = p.call_stall_ns.has_value() || st.segments_ns > 0;
     st.calls_ns = p.call_stall_ns.value_or(0);
