@@ -22,8 +22,13 @@ std::atomic<Recorder*> Recorder::instance_{nullptr};
 constinit thread_local ThreadStream* tls_stream __attribute__((tls_model("initial-exec"))) =
     nullptr;
 
+const ClockDecision& capture_clock_decision() {
+  static const ClockDecision decision = choose_clock_from_environment();
+  return decision;
+}
+
 Clock& capture_clock() noexcept {
-  static Clock clock(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic);
+  static Clock clock(capture_clock_decision().source);
   return clock;
 }
 
@@ -82,6 +87,7 @@ Manifest initial_manifest(const Recorder& rec, const std::vector<RankReport>& re
   m.papi.cpu_mhz = rec.counter_setup.cpu_mhz;
   m.clock.source = std::string(to_string(rec.clock.source()));
   m.clock.resolution_ns = rec.clock.resolution_ns();
+  m.clock.why = capture_clock_decision().why;
   for (int r = 0; r < rec.nprocs; ++r) {
     const RankReport& rep = reports[static_cast<std::size_t>(r)];
     RankInfo info;

@@ -23,6 +23,7 @@
 #include <mpi.h>
 
 #include "encore/clock.hpp"
+#include "encore/clock_choice.hpp"
 
 namespace encore::dump {
 
@@ -104,5 +105,7 @@ extern constinit thread_local ThreadStream* tls_stream __attribute__((tls_model(
 
 // The clock started when the library was loaded, calibrated in MPI_Init.
 Clock& capture_clock() noexcept;
+// How it was chosen (ENCORE_CLOCK, clock_choice.hpp), once, when the library is loaded.
+const ClockDecision& capture_clock_decision();
 
 }  // namespace encore::dump

@@ -126,7 +126,8 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
                              bool writer_thread)
     : dir_(dir),
       rank_(rank),
-      clock_(tsc_is_reliable() ? ClockSource::tsc : ClockSource::monotonic) {
+      clock_choice_(choose_clock_from_environment()),
+      clock_(clock_choice_.source) {
   read_ticks_ = clock_.read_cost_ticks();
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
@@ -167,6 +168,7 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   }
   m.clock.source = std::string(to_string(clock_.source()));
   m.clock.resolution_ns = clock_.resolution_ns();
+  m.clock.why = clock_choice_.why;
   m.replay_of =
       ReplayOf{std::filesystem::absolute(recorded_trace).lexically_normal().string(), rank};
   const RankInfo* rec = recorded.rank_info(rank);

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "encore/clock.hpp"
+#include "encore/clock_choice.hpp"
 #include "encore/event.hpp"
 #include "encore/manifest.hpp"
 #include "encore/papi_counters.hpp"
@@ -134,6 +135,7 @@ class ReplayProfile {
   std::filesystem::path dir_;
   Manifest manifest_;
   std::uint32_t rank_;
+  ClockDecision clock_choice_;  // ENCORE_CLOCK, as the capture chooses (clock_choice.hpp)
   Clock clock_;
   std::unique_ptr<RankTraceWriter> writer_;
   // Calls not yet handed to the writer: per call a fixed record, the bodies back to back.

@@ -26,12 +26,23 @@ bool tsc_is_reliable() noexcept {
     std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     std::string source;
     if (!(cs >> source) || source != "tsc") return false;
+    return tsc_is_invariant();
+  } catch (...) {
+  }
+#endif
+  return false;
+}
+
+bool tsc_is_invariant() noexcept {
+#if defined(__x86_64__)
+  try {
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line;
     while (std::getline(cpuinfo, line)) {
       if (line.rfind("flags", 0) == 0) {
-        return line.find(" constant_tsc") != std::string::npos &&
-               line.find(" nonstop_tsc") != std::string::npos;
+        line += ' ';
+        return line.find(" constant_tsc ") != std::string::npos &&
+               line.find(" nonstop_tsc ") != std::string::npos;
       }
     }
   } catch (...) {

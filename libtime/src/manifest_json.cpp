@@ -226,6 +226,7 @@ Manifest manifest_from_json(const json& doc, std::string_view source) {
   const Node clock = top.object("clock");
   m.clock.source = clock.string("source");
   m.clock.resolution_ns = clock.number("resolution_ns");
+  if (clock.has("why")) m.clock.why = clock.string("why");
 
   const json& ranks = top.get("ranks");
   if (!ranks.is_array()) top.fail("ranks", "expected an array");
@@ -278,7 +279,10 @@ json manifest_to_json(const Manifest& m) {
         {"reason", m.papi.reason},
         {"cpu_model", m.papi.cpu_model},
         {"cpu_mhz", m.papi.cpu_mhz}}},
-      {"clock", {{"source", m.clock.source}, {"resolution_ns", m.clock.resolution_ns}}},
+      {"clock",
+       {{"source", m.clock.source},
+        {"resolution_ns", m.clock.resolution_ns},
+        {"why", m.clock.why}}},
   };
   json doc = overlay(m.raw.is_object() ? m.raw : json::object(), known);
   // Free-form and array values replace what was loaded rather than merge.

@@ -151,7 +151,7 @@ void manifest(const std::filesystem::path& dir, const std::vector<std::uint64_t>
   m.mpi_library_version = "hand-made";
   m.function_table.hash = std::string(kFunctionTableHash);
   for (const auto& f : function_table()) m.function_table.functions.emplace_back(f.name);
-  m.clock = {"hand-made", 1.0};
+  m.clock = {"hand-made", 1.0, "written by make_trace"};
   for (std::uint32_t r = 0; r < m.nprocs; ++r) {
     RankInfo info;
     info.rank = r;

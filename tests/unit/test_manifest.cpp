@@ -44,7 +44,7 @@ Manifest sample() {
   m.function_table = {"9f86d081884c7d65", {"MPI_Init", "MPI_Send", "MPI_Recv"}};
   m.options = {{"payload", true}, {"zstd_level", 3}};
   m.papi = {{"PAPI_TOT_INS"}, false, "perf_event_paranoid is 3", "Intel Xeon", 2400.5};
-  m.clock = {"clock_gettime(CLOCK_MONOTONIC)", 1.0};
+  m.clock = {"clock_gettime(CLOCK_MONOTONIC)", 1.0, "CLOCK_MONOTONIC as asked"};
   for (std::uint32_t r = 0; r < 2; ++r) {
     RankInfo info;
     info.rank = r;
@@ -78,6 +78,7 @@ TEST_F(ManifestTest, RoundTrip) {
   EXPECT_EQ(back.papi.reason, m.papi.reason);
   EXPECT_EQ(back.papi.cpu_mhz, 2400.5);
   EXPECT_EQ(back.clock.source, m.clock.source);
+  EXPECT_EQ(back.clock.why, m.clock.why);
   ASSERT_EQ(back.ranks.size(), 2u);
   EXPECT_EQ(back.ranks[1].byte_order, ByteOrder::big);
   EXPECT_EQ(back.ranks[1].clock_offset_ns, -1234);

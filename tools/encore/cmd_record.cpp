@@ -45,6 +45,7 @@ struct RecordOptions {
   std::optional<int> zstd_level;
   std::string compress;
   std::string clock_sync;
+  std::string clock;
   std::optional<long long> memory_mb;
   std::optional<long long> flush_ms;
   bool no_send_hash = false;
@@ -125,6 +126,7 @@ int record(const RecordOptions& o) {
   if (o.zstd_level) set_env("ENCORE_ZSTD_LEVEL", std::to_string(*o.zstd_level));
   if (!o.compress.empty()) set_env("ENCORE_COMPRESS", o.compress);
   if (!o.clock_sync.empty()) set_env("ENCORE_CLOCK_SYNC", o.clock_sync);
+  if (!o.clock.empty()) set_env("ENCORE_CLOCK", o.clock);
   if (o.memory_mb) set_env("ENCORE_MEMORY_MB", std::to_string(*o.memory_mb));
   if (o.flush_ms) set_env("ENCORE_FLUSH_MS", std::to_string(*o.flush_ms));
   if (o.no_send_hash) set_env("ENCORE_SEND_HASH", "0");
@@ -182,6 +184,12 @@ Subcommand add_record(CLI::App& parent) {
                   "auto (default: from the shared monotonic clock for ranks on rank 0's kernel, "
                   "checked against round trips; round trips for the others) or round-trips.")
       ->check(CLI::IsMember({"auto", "round-trips"}));
+  app->add_option("--clock", o->clock,
+                  "Which clock timestamps the calls: auto (default: the TSC where the kernel uses "
+                  "it, or where it is invariant and found in step with CLOCK_MONOTONIC on every "
+                  "CPU the rank may run on, as in most virtual machines; else CLOCK_MONOTONIC), "
+                  "tsc (unchecked) or monotonic. The manifest's clock.why says what chose it.")
+      ->check(CLI::IsMember({"auto", "tsc", "monotonic"}));
   app->add_option("--memory-mb", o->memory_mb, "Trace buffer memory per rank in MiB (>= 16).")
       ->check(CLI::Range(16LL, 1LL << 20));
   app->add_option("--flush-ms", o->flush_ms, "Flush buffers to disk at least this often (ms).")

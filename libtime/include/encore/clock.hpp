@@ -31,6 +31,10 @@ std::uint64_t monotonic_ns() noexcept;
 // True when the CPU advertises an invariant TSC (constant_tsc and nonstop_tsc) and the kernel
 // uses it as its clocksource, so TSC ticks advance at one rate on every core.
 bool tsc_is_reliable() noexcept;
+// The CPU advertises an invariant TSC (constant_tsc and nonstop_tsc in /proc/cpuinfo): one
+// rate whatever the frequency and power state. Whether the CPUs' TSCs agree is another matter
+// (clock_choice.hpp).
+bool tsc_is_invariant() noexcept;
 
 class Clock {
  public:

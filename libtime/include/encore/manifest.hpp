@@ -42,6 +42,7 @@ struct PapiInfo {
 struct ClockInfo {
   std::string source;
   double resolution_ns = 0;
+  std::string why;  // what chose it (ClockDecision::why); empty in older traces
 };
 
 // Sizes in bytes of the writing rank's C / MPI types.
