@@ -568,7 +568,9 @@ class LeanPoll {
  public:
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b) noexcept {
     ThreadStream* ts = tls_stream;
-    if (ts && ts->lean_continues(id, a, b)) [[likely]]
+    if (!ts) return;
+    entry(ts);
+    if (ts->lean_continues(id, a, b)) [[likely]]
       ts_ = ts;
   }
   struct Opens {};
@@ -576,6 +578,7 @@ class LeanPoll {
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b, Opens) noexcept {
     ThreadStream* ts = tls_stream;
     if (!ts) return;
+    entry(ts);
     if (ts->lean_continues(id, a, b)) [[likely]] {
       ts_ = ts;
     } else if (ts->light_allowed && !ts->in_tool) {
@@ -586,7 +589,9 @@ class LeanPoll {
   ENCORE_HOT LeanPoll(fn::Id id, std::uint64_t a, std::uint64_t b, const MPI_Request* r,
                       std::int64_t n) noexcept {
     ThreadStream* ts = tls_stream;
-    if (ts && ts->lean_continues(id, a, b, r, n)) [[likely]]
+    if (!ts) return;
+    entry(ts);
+    if (ts->lean_continues(id, a, b, r, n)) [[likely]]
       ts_ = ts;
   }
   bool open() const noexcept { return ts_ != nullptr; }
@@ -611,7 +616,7 @@ class LeanPoll {
   ENCORE_HOT bool end(bool failed) noexcept {
     t2_ = __rdtsc();
     if (failed && !opening_) [[likely]] {
-      ts_->lean_append(t1_, t2_);
+      ts_->lean_append(t1_, t2_, t0_);
       return true;
     }
     ts_->in_tool = false;
@@ -619,8 +624,16 @@ class LeanPoll {
   }
 
  private:
+  // The poll that will be sampled reads the clock on entry too: its sample then holds its
+  // pre-work, the key compare included (ThreadStream::lean_sample_end).
+  ENCORE_HOT void entry(const ThreadStream* ts) noexcept {
+    if (ts->lean_samples_next()) [[unlikely]]
+      t0_ = __rdtsc();
+  }
+
   ThreadStream* ts_ = nullptr;
   bool opening_ = false;  // the call does not continue a run: it may open one
+  std::uint64_t t0_ = 0;  // entry, on the poll that lean_append samples
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
   // A caller's MPI_STATUS_IGNORE. MPICH's probe sets source, tag and count but leaves the

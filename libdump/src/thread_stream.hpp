@@ -122,6 +122,7 @@ class ThreadStream {
   // and appends a LeanTimes record and a repeat head, published with one store. Any other
   // event of the thread ends the run (events() moves past `at`); so does a full segment.
   static constexpr std::int64_t kLeanRequests = 8;  // longer request arrays take the Call path
+  static constexpr unsigned kLeanSampleEvery = 64;  // one lean poll in 64 measures its tail
   struct LeanRun {
     std::uint64_t at = ~std::uint64_t{0};  // events() while the run may go on, else ~0
     std::uint64_t flags = 0;               // of every record: kLean | the repeat's flags
@@ -144,9 +145,14 @@ class ThreadStream {
   // The lean polls' tail samples and their median, as the writer's TimeEncoder keeps them (it
   // takes the same samples from the same records, in the same order).
   TimeEncoder::Tails lean_tails;
+  // The sampled lean polls' pre-work alone (entry to t1, lean_sample_end), for lean_help.
+  TimeEncoder::Tails lean_prologues;
   const Clock* clock = nullptr;  // the rank's (Recorder::register_thread)
-  bool lean_allowed = false;     // TSC clock, no per-call extras (Recorder::register_thread)
-  bool light_allowed = false;    // lean_allowed and plain: the light calls' lean path
+  // What one read of the clock costs, in ticks (Clock::read_cost_ticks): a lean poll's sample
+  // reads it once more than the polls it stands for (lean_append).
+  std::uint64_t read_cost_ticks = 0;
+  bool lean_allowed = false;   // TSC clock, no per-call extras (Recorder::register_thread)
+  bool light_allowed = false;  // lean_allowed and plain: the light calls' lean path
   // TSC clock, no PAPI counters, not MPI_THREAD_MULTIPLE: a Call's begin() and end() read the
   // TSC and nothing else (Recorder::register_thread).
   bool plain = false;
@@ -157,6 +163,11 @@ class ThreadStream {
     commit_work_ = commit_work_ || on;
   }
 
+  // Whether the next lean poll is sampled (lean_append): it then also reads the clock on
+  // entry, so that its sample includes the pre-work before t1 (LeanPoll).
+  __attribute__((always_inline)) bool lean_samples_next() const noexcept {
+    return lean.calls >= kLeanSampleEvery - 1;
+  }
   // Whether this poll continues the thread's open run (the Call-free path may take it).
   __attribute__((always_inline)) bool lean_continues(std::uint64_t fn, std::uint64_t a,
                                                      std::uint64_t b) const noexcept {
@@ -177,7 +188,9 @@ class ThreadStream {
   // (the three timing fields in ns, LeanTimes with kLeanTimed), which the writer, on a node
   // whose ranks hold every core, would take from some rank's time. It can from the run's
   // second poll on: the first one's tail estimate is the light calls' median, the writer's.
-  __attribute__((always_inline)) void lean_append(std::uint64_t t1, std::uint64_t t2) noexcept {
+  // `t0`, on a sampled poll (lean_samples_next()), is the clock read at its entry, else 0.
+  __attribute__((always_inline)) void lean_append(std::uint64_t t1, std::uint64_t t2,
+                                                  std::uint64_t t0 = 0) noexcept {
     const std::uint64_t n = lean.n;
     std::byte* at = lean.times + n * kLeanTimesBytes;
     std::uint64_t flags = lean.flags;
@@ -189,10 +202,10 @@ class ThreadStream {
     // The tail is measured on one lean poll in 64 (as on light calls, Call::finish_light),
     // counted apart from the light calls: with one count, a program whose polling runs are
     // 64 calls long would sample the same call of each run, never a lean poll.
-    if (++lean.calls >= 64) [[unlikely]] {
+    if (++lean.calls >= kLeanSampleEvery) [[unlikely]] {
       lean.calls = 0;
       flags |= RawTimes::kLeanSample;
-      const std::uint64_t t3 = __rdtsc();
+      const std::uint64_t t3 = lean_sample_end(t0, t1, t2);
       std::memcpy(at + 8, &t1, 8);
       std::memcpy(at + 16, &t2, 8);
       std::memcpy(at + 24, &t3, 8);
@@ -228,8 +241,48 @@ class ThreadStream {
     std::memcpy(at, &flags, 8);
     lean.run->store(lean.word + n + 1, std::memory_order_release);
     // Still waiting: a slice of the writer's work on this thread's records (TraceWriter::help).
-    if (n + 1 >= kHelpFrom && on_wait) on_wait();
+    if (n + 1 >= kHelpFrom && on_wait) [[unlikely]]
+      lean_help();
     in_tool = false;
+  }
+  // The end of a sampled lean poll's tool work, as the writer is to charge it. A sample
+  // stands for the tool's time between two polls of the run (the median of the samples is
+  // charged to the others), which is the previous poll's tail and this one's pre-work (its
+  // entry, the key compare, the read of t1). So the sample first does the arithmetic of a
+  // timed poll (below), which it does not need, then reads the clock, and moves that end on
+  // by its own pre-work (t1 - t0), less the one read (of t0) that the other polls do not
+  // make. Without both, the samples held neither, and every gap between two polls kept about
+  // 10 ns of the tool's time (16 ns a gap on master_worker's master on an AMD EPYC host).
+  std::uint64_t lean_sample_end(std::uint64_t t0, std::uint64_t t1, std::uint64_t t2) noexcept {
+    if (lean.timed && clock) {
+      const std::uint64_t n1 = clock->to_ns(t1);
+      const std::uint64_t n2 = clock->to_ns(t2);
+      const std::uint64_t t3 = std::min(lean.next_t3, n1);
+      std::uint64_t word = (n1 - t3) | (n2 - n1) << 32;
+      std::uint64_t overhead = t3 - lean.last_t2;
+      asm volatile("" : "+r"(word), "+r"(overhead));  // computed for its time only
+    }
+    std::uint64_t end = __rdtsc();
+    if (t0 != 0 && clock) {
+      const std::uint64_t pre = t1 > t0 + read_cost_ticks ? t1 - t0 - read_cost_ticks : 0;
+      end += pre;
+      lean_prologues.add(clock->to_ns(clock->zero_ticks() + pre));
+    }
+    return end;
+  }
+  // A help step's time is the tool's: the next poll, when this thread times it (kLeanTimed,
+  // the common case), is charged the tail up to the step's end, read here, and then the
+  // median of the sampled polls' pre-work. A step's cost depends on what there is to encode
+  // (one new event, eight, or the lock taken), so no estimate charged to every poll holds:
+  // a mean charged flat is cut at each cheap step's next start and leaves the costly ones'
+  // excess in their gaps (a third of it charged, on a one-rank polling loop). Without it
+  // every poll of a long wait kept its step in its gap (about 25 ns a poll there: session
+  // 22). One clock read a poll, in waits of 64 polls or more. A poll the writer times instead
+  // (a sample, a run's end) is charged the lean tail alone, as before.
+  void lean_help() noexcept {
+    on_wait();
+    if (lean.timed)
+      lean.next_t3 = std::max(lean.next_t3, clock->to_ns(__rdtsc()) + lean_prologues.median);
   }
   // Counts the run's polls in the stream (its next Call does this before anything else).
   __attribute__((always_inline)) void lean_fold() noexcept {

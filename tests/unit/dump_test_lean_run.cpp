@@ -134,19 +134,20 @@ TEST(TimeEncoder, LeanRunStopsAtOtherRecordsAndAtTheEnd) {
   EXPECT_EQ(enc.end_ns(), 210u);
 }
 
-// The application thread times a lean poll itself from the run's second poll on (LeanTimes
-// with kLeanTimed, ThreadStream::lean_append): what the writer makes of those records must be
-// exactly what it makes of the raw ticks, with sampled tails, polls that come sooner than the
-// median tail, and values the thread leaves to the writer (a clock step backwards, a gap of
-// seconds).
-TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
-  SegmentPool pool(64u << 20);
-  ThreadStream ts(0, pool);
-  const Clock clock{ClockSource::tsc};  // uncalibrated: a tick is a nanosecond
-  ts.clock = &clock;
-  ts.lean_allowed = true;
-  // The run's template: a failed poll committed in place.
-  const std::uint64_t start = __rdtsc();
+// A thread's stream whose polls may take the lean path, on an uncalibrated TSC clock (a tick
+// is a nanosecond).
+struct LeanStream {
+  SegmentPool pool{64u << 20};
+  ThreadStream ts{0, pool};
+  const Clock clock{ClockSource::tsc};
+  LeanStream() {
+    ts.clock = &clock;
+    ts.lean_allowed = true;
+  }
+};
+
+// A run's template (a failed poll committed in place, its times returned) and its lean path.
+RawTimes open_run(ThreadStream& ts, std::uint64_t start) {
   const RawTimes head{0, 0, 0, start, start + 40};
   const std::byte body[6] = {std::byte{0x15}, std::byte{0x02}, std::byte{3},
                              std::byte{4},    std::byte{5},    std::byte{0}};
@@ -155,6 +156,25 @@ TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
   *ts.times_cursor() = head;
   ts.commit_in_place(sizeof body);
   ts.start_poll_run(5, 1, 2, sizeof body, at, nullptr, 0);
+  return head;
+}
+
+LeanTimes record(const ThreadStream& ts, std::size_t i) {
+  LeanTimes r;
+  std::memcpy(&r, ts.lean.times + i * sizeof r, sizeof r);
+  return r;
+}
+
+// The application thread times a lean poll itself from the run's second poll on (LeanTimes
+// with kLeanTimed, ThreadStream::lean_append): what the writer makes of those records must be
+// exactly what it makes of the raw ticks, with sampled tails, polls that come sooner than the
+// median tail, and values the thread leaves to the writer (a clock step backwards, a gap of
+// seconds).
+TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
+  LeanStream stream;
+  ThreadStream& ts = stream.ts;
+  const std::uint64_t start = __rdtsc();
+  const RawTimes head = open_run(ts, start);
   ASSERT_TRUE(ts.lean.at == ts.events());
 
   std::mt19937_64 rng(14);
@@ -193,7 +213,7 @@ TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
   EXPECT_GT(timed, n * 9 / 10);       // and the odd values: the thread times the rest
   EXPECT_GT(n - timed - sampled, 30u);
 
-  TimeEncoder expected(clock), run(clock), one(clock);
+  TimeEncoder expected(stream.clock), run(stream.clock), one(stream.clock);
   Columns e(n + 2), a(n + 2), b(n + 2);
   expected.encode(head, e.cursor);
   run.encode(head, a.cursor);
@@ -218,6 +238,64 @@ TEST(LeanPolls, TheThreadTimesPollsAsTheWriterWould) {
     EXPECT_EQ(e.used(i), a.used(i)) << "column " << i;
     EXPECT_EQ(e.used(i), b.used(i)) << "column " << i;
   }
+}
+
+// A sampled poll stands for the tool's time between two polls: its tail and its own pre-work
+// (from its entry, t0, to t1), less the one clock read the others do not make. Its record's
+// end of tool work (t3) is moved on by that pre-work, so the writer's median, and the next
+// poll's charge, hold it; the thread keeps the pre-work's own median for lean_help.
+TEST(LeanPolls, ASampledPollsPreWorkIsInItsSample) {
+  LeanStream stream;
+  ThreadStream& ts = stream.ts;
+  ts.read_cost_ticks = 100;
+  open_run(ts, __rdtsc());
+  ASSERT_TRUE(ts.lean_samples_next());  // a run's first lean poll is sampled
+  const std::uint64_t t1 = __rdtsc();
+  const std::uint64_t t2 = t1 + 30;
+  ts.in_tool = true;
+  const std::uint64_t before = __rdtsc();
+  ts.lean_append(t1, t2, t1 - 5000);
+  const LeanTimes r = record(ts, 0);
+  ASSERT_TRUE(r.flags & RawTimes::kLeanSample);
+  EXPECT_GE(r.t3, before + 4900);
+  EXPECT_EQ(ts.lean_prologues.median, 4900u);
+  EXPECT_FALSE(ts.lean_samples_next());
+}
+
+// From a run's kHelpFrom-th poll on, each poll helps its writer (on_wait) after recording
+// itself; that step is the tool's time, so the next poll the thread times is charged it as
+// overhead, not as the gap before it (which is the program's compute).
+TEST(LeanPolls, AHelpStepIsChargedToTheNextPoll) {
+  LeanStream stream;
+  ThreadStream& ts = stream.ts;
+  constexpr std::uint64_t kStep = 20000;
+  int helped = 0;
+  ts.on_wait = [&helped] {
+    ++helped;
+    const std::uint64_t until = __rdtsc() + kStep;
+    while (__rdtsc() < until) {
+    }
+  };
+  open_run(ts, __rdtsc());
+  constexpr std::size_t kPolls = ThreadStream::kHelpFrom + 4;
+  for (std::size_t i = 0; i < kPolls; ++i) {
+    ASSERT_TRUE(ts.lean_continues(5, 1, 2));
+    ts.in_tool = true;
+    const std::uint64_t t1 = __rdtsc();
+    ts.lean_append(t1, __rdtsc());
+  }
+  EXPECT_EQ(helped, 5);  // after the 64th poll and each one after it
+  // Polls 0 and 64 are sampled (the writer times them); the others are timed by the thread.
+  for (std::size_t i = ThreadStream::kHelpFrom + 1; i < kPolls; ++i) {
+    const LeanTimes r = record(ts, i);
+    ASSERT_TRUE(r.flags & RawTimes::kLeanTimed) << i;
+    EXPECT_GE(r.t2, kStep) << "overhead of poll " << i;
+    EXPECT_LT(LeanTimes::gap(r.t1), kStep) << "gap of poll " << i;
+  }
+  // Before the help steps, a poll is charged the lean tail alone.
+  const LeanTimes quiet = record(ts, 10);
+  ASSERT_TRUE(quiet.flags & RawTimes::kLeanTimed);
+  EXPECT_LT(quiet.t2, kStep);
 }
 
 }  // namespace
