@@ -251,8 +251,8 @@ class ThreadStream {
   // entry, the key compare, the read of t1). So the sample first does the arithmetic of a
   // timed poll (below), which it does not need, then reads the clock, and moves that end on
   // by its own pre-work (t1 - t0), less the one read (of t0) that the other polls do not
-  // make. Without both, the samples held neither, and every gap between two polls kept about
-  // 10 ns of the tool's time (16 ns a gap on master_worker's master on an AMD EPYC host).
+  // make. Without both, the samples held neither, and every gap between two polls kept that
+  // part of the tool's time (bench/poll_gaps.py: about 10 ns a poll on session 22's host).
   std::uint64_t lean_sample_end(std::uint64_t t0, std::uint64_t t1, std::uint64_t t2) noexcept {
     if (lean.timed && clock) {
       const std::uint64_t n1 = clock->to_ns(t1);
