@@ -112,8 +112,7 @@ Manifest& rank0_manifest() {
 
 }  // namespace
 
-Recorder::Recorder(const Options& o, Clock clk)
-    : options(o), clock(clk), clock_read_ticks(clock.read_cost_ticks()), pool(o.memory_budget) {}
+Recorder::Recorder(const Options& o, Clock clk) : options(o), clock(clk), pool(o.memory_budget) {}
 
 HandleIds& Recorder::ids(HandleKind kind) {
   auto& slot = other_ids[static_cast<int>(kind)];
@@ -155,7 +154,7 @@ ThreadStream* Recorder::register_thread() {
   // The light calls' lean path (LightCall) reads the TSC and takes no lock.
   s->light_allowed = s->lean_allowed && s->plain;
   s->clock = &clock;
-  s->read_cost_ticks = clock_read_ticks;
+  s->read_cost_ticks = clock.read_cost_ticks();
   s->set_extras_every_call(call_extras);
   threads_.push_back(std::move(stream));
   // A sealed segment is drained at once, and where the writer shares this thread's core (ranks

@@ -63,7 +63,6 @@ class Recorder {
   bool compress_after = false;  // chunks written raw, packed at MPI_Finalize (CompressWhen)
   bool multiple = false;        // MPI_THREAD_MULTIPLE: calls from several threads at once
   Clock clock;
-  std::uint64_t clock_read_ticks = 0;  // what one read costs (Clock::read_cost_ticks)
   CounterSetup counter_setup;
   bool counters_on = false;              // PAPI events requested and countable
   std::unique_ptr<CallSites> callsites;  // when call sites are recorded

@@ -20,13 +20,17 @@ std::uint64_t monotonic_ns() noexcept {
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+std::string kernel_clocksource() {
+  std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  if (!(cs >> source)) return "unknown";
+  return source;
+}
+
 bool tsc_is_reliable() noexcept {
 #if defined(__x86_64__)
   try {
-    std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-    std::string source;
-    if (!(cs >> source) || source != "tsc") return false;
-    return tsc_is_invariant();
+    return kernel_clocksource() == "tsc" && tsc_is_invariant();
   } catch (...) {
   }
 #endif

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,13 +20,6 @@ std::optional<ClockChoice> parse_clock_choice(std::string_view text) noexcept {
 }
 
 namespace {
-
-std::string kernel_clocksource() {
-  std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string source;
-  if (!(cs >> source)) return "unknown";
-  return source;
-}
 
 // The CPUs of `mask`, at most kMaxCpusChecked of them, spread evenly over it.
 std::vector<int> cpus_to_check(const cpu_set_t& mask) {

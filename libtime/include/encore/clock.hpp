@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #if defined(__x86_64__)
@@ -31,6 +32,8 @@ std::uint64_t monotonic_ns() noexcept;
 // True when the CPU advertises an invariant TSC (constant_tsc and nonstop_tsc) and the kernel
 // uses it as its clocksource, so TSC ticks advance at one rate on every core.
 bool tsc_is_reliable() noexcept;
+// The kernel's current clocksource (tsc, kvm-clock, hpet...), or "unknown".
+std::string kernel_clocksource();
 // The CPU advertises an invariant TSC (constant_tsc and nonstop_tsc in /proc/cpuinfo): one
 // rate whatever the frequency and power state. Whether the CPUs' TSCs agree is another matter
 // (clock_choice.hpp).
