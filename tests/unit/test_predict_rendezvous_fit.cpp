@@ -46,17 +46,19 @@ TEST_F(PredictRendezvousFit, OnlyWaitingReceivesMeasureTheClass) {
   EXPECT_DOUBLE_EQ(f.params.G_classes[0].G, 0.75);
 }
 
-TEST(PredictBufferedSend, LargeOneCopiesAtTheEagerRateAndItsReceiveWaitsForTheTransfer) {
-  // L 1000, o 100, eager G 1, G 2 from 2000 B. A 3001 B Bsend at 0 returns after o + 3000 * 1
-  // (the copy) = 3100, not o + 3000 * 2 = 6100. Its data arrives at 0 + o + 6000 + L = 7100,
-  // after the receive's post at 5000: the receive ends at 7100 + o = 7200.
+TEST(PredictBufferedSend, LargeOneTakesItsRecordedCopyAndItsReceiveWaitsForTheTransfer) {
+  // L 1000, o 100, eager G 1, G 2 from 2000 B. A 3001 B Bsend at 0 recorded 3100 ns long (its
+  // copy) returns at 3100, not after o + 3000 * 2 = 6100. Its data arrives at
+  // 0 + o + 6000 + L = 7100, after the receive's post at 5000: the receive ends at 7100 + o.
   predict::LogGPSParams p;
   p.L = 1000;
   p.o = 100;
   p.G = 1;
   p.S = 1000;
   p.G_classes = {{2000, 2}};
-  auto f = feeds({{{send(fn::Bsend, 1, 0, 3001)}}, {{recv(fn::Recv, 0, 0, 0, 3001), 5000}}});
+  Event bsend = send(fn::Bsend, 1, 0, 3001);
+  bsend.end_ns = 3100;
+  auto f = feeds({{{bsend}}, {{recv(fn::Recv, 0, 0, 0, 3001), 5000}}});
   KeepSink sink;
   predict::run_loggps(f, p, sink);
   EXPECT_EQ(sink.calls[0][0].end, 3100);

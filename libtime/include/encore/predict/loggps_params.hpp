@@ -64,11 +64,6 @@ struct LogGPSParams {
   std::int64_t transfer_ns(std::uint64_t bytes) const {
     return bytes == 0 ? 0 : round_ns(static_cast<double>(bytes - 1) * G_for(bytes));
   }
-  // Time to copy `bytes` into a local buffer (a buffered send's attached one): the eager G,
-  // the rate of the sends that copy into a shared-memory cell and return, whatever the size.
-  std::int64_t copy_ns(std::uint64_t bytes) const {
-    return bytes == 0 ? 0 : round_ns(static_cast<double>(bytes - 1) * G);
-  }
   // Time to combine `bytes` received into a reduction's buffer (a nonblocking reduction's
   // at gamma_nonblocking where it was fitted or given).
   double gamma_for(bool nonblocking) const {
