@@ -91,6 +91,25 @@ TEST(PredictLogGPS, BufferedSendsTakeTheirRecordedCopy) {
   EXPECT_EQ(n.calls[0][1].end, 3000);
 }
 
+TEST(PredictLogGPS, NonblockingStartsTakeTheirRecordedTime) {
+  // An Isend recorded 2000 ns long (a derived datatype's packing) and an Irecv recorded 700:
+  // each lasts as recorded, not o. The message still leaves at the Isend's start, so the
+  // receive's Waitall ends at its arrival (0 + o + 7 + L) plus o.
+  Event isend = send(fn::Isend, 1, 0, 8);
+  isend.end_ns = 2000;
+  Event irecv = recv(fn::Irecv, 0, 0, 0, 8);
+  irecv.end_ns = 700;
+  auto s = run({{{isend}, {waitall({0})}}, {{irecv}, {waitall({0})}}});
+  EXPECT_EQ(s.calls[0][0].end, 2000);
+  EXPECT_EQ(s.calls[1][0].end, 700);
+  EXPECT_EQ(s.calls[1][1].end, 100 + 7 + 1000 + 100);
+  // Recorded shorter than o: o.
+  auto quick = run({{{send(fn::Isend, 1, 0, 8)}, {waitall({0})}},
+                    {{recv(fn::Irecv, 0, 0, 0, 8)}, {waitall({0})}}});
+  EXPECT_EQ(quick.calls[0][0].end, 100);
+  EXPECT_EQ(quick.calls[1][0].end, 100);
+}
+
 TEST(PredictLogGPS, SynchronousSendWaitsEvenWhenSmall) {
   auto early = run({{{send(fn::Ssend, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 500}}});
   EXPECT_EQ(early.calls[0][0].wait, 0);  // 500 < o + L: no wait
