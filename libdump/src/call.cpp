@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "first_read.hpp"
+
 namespace encore::dump {
 
 using event_format::Extra;
@@ -383,6 +385,7 @@ void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, T
   if (!t.signature_written) emit_signature(t);
   auto data = packed(base, count, type, t, ts_->pack_buf);
   if (data.empty()) return;
+  if (t.contiguous && data.size() >= kFirstReadBytes) end_after_first_read(data);
   if (rec_->convert_payload) {
     // Converting at write time, as the seed allows: the trace then reads natively there.
     if (data.data() != ts_->pack_buf.data()) ts_->pack_buf.assign(data.begin(), data.end());
@@ -393,6 +396,10 @@ void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, T
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   ts_->append_payload(data);
   put_payload_extra(slot, t.id, count, data.size());
+}
+
+void Call::end_after_first_read(std::span<const std::byte> data) noexcept {
+  if (t2_ != 0) t2_ += first_read_excess(data, rec_->clock);
 }
 
 void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type, int peer) {
