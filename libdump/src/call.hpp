@@ -479,8 +479,8 @@ class Call {
   void capture_typed(const void* base, MPI_Count count, MPI_Datatype type, TypeInfo& t,
                      std::uint64_t slot);
   // The first read of a large received message's bytes is the run's, not the tool's: after a
-  // rendezvous transfer the lines are in the sender's cache (MPICH over UCX writes them from
-  // the sender's core) and whoever reads them first brings them over, about 1.3 ns a byte on
+  // rendezvous transfer the lines can be in the sender's cache (MPICH over UCX seems to write
+  // them from the sender's core) and whoever reads them first brings them over, 1.3 ns a byte on
   // session 23's host (8 MB: 10.9 ms, then 0.22 ms). The capture's copy comes first; without
   // this its first read went into the overhead taken out of the timeline, and the program's
   // next segment, finding the bytes already here, ran faster than in a plain run (collectives:

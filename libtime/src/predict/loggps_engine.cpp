@@ -434,7 +434,6 @@ class Engine {
     return collective_block(kind, mb.sent, mb.received, p);
   }
 
-  // A call the model does not re-time: its recorded duration, all of it its own cost.
   // The own time of a call that starts a transfer and returns without waiting for a peer (a
   // nonblocking send or receive, a buffered send): its recorded duration, at least o. Its work
   // is local (a derived datatype's packing, the copy into a shared-memory cell or into the
@@ -446,6 +445,7 @@ class Engine {
     return std::max(o_, static_cast<Time>(s.ev.end_ns - s.ev.start_ns));
   }
 
+  // A call the model does not re-time: its recorded duration, all of it its own cost.
   void post_local(RankState& s) {
     s.cost = static_cast<Time>(s.ev.end_ns - s.ev.start_ns);
     s.base_end = s.start + s.cost;
