@@ -52,6 +52,11 @@ void Call::commit_extras() noexcept {
     begin_extra(Extra::stall);
     put_uint(stall);
   }
+  if (const auto first_read = ts_->take_first_read_ns()) {
+    heavy_ = true;
+    begin_extra(Extra::first_read);
+    put_uint(first_read);
+  }
   ts_->clear_commit_work();
 }
 
@@ -399,7 +404,13 @@ void Call::capture_typed(const void* base, MPI_Count count, MPI_Datatype type, T
 }
 
 void Call::end_after_first_read(std::span<const std::byte> data) noexcept {
-  if (t2_ != 0) t2_ += first_read_excess(data, rec_->clock);
+  if (t2_ == 0) return;
+  const std::uint64_t excess = first_read_excess(data, rec_->clock);
+  if (excess == 0) return;
+  t2_ += excess;
+  // Recorded apart as well, so that a model can tell it from the transfer.
+  const Clock& clock = rec_->clock;
+  ts_->add_first_read_ns(clock.to_ns(clock.zero_ticks() + excess));
 }
 
 void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type, int peer) {

@@ -319,19 +319,31 @@ class ThreadStream {
   std::size_t body_offset() const noexcept { return ev_used_; }  // of the next event's body
   std::uint64_t payload_bytes() const noexcept { return payload_; }
   // Whether the call being committed has more to add than its arguments: send hashes taken
-  // out of line, a stall.
+  // out of line, a stall, a first read.
   bool commit_work() const noexcept { return commit_work_; }
   std::uint64_t take_stall_ns() noexcept {
     auto s = stall_ns_;
     stall_ns_ = 0;
     return s;
   }
+  // The first read of the call's received bytes (Call::end_after_first_read), in ns of its
+  // duration; commit() emits the sum as one extra.
+  void add_first_read_ns(std::uint64_t ns) noexcept {
+    first_read_ns_ += ns;
+    commit_work_ = true;
+  }
+  std::uint64_t take_first_read_ns() noexcept {
+    auto n = first_read_ns_;
+    first_read_ns_ = 0;
+    return n;
+  }
   // A send hash taken out of line, for the call being recorded (commit() emits it).
   void add_send_hash(std::uint64_t hash, std::uint64_t bytes) {
     send_hashes.push_back({hash, bytes});
     commit_work_ = true;
   }
-  // commit_extras() took the send hashes and the stall (emit_send_hashes, take_stall_ns).
+  // commit_extras() took the send hashes, the stall and the first read (emit_send_hashes,
+  // take_stall_ns, take_first_read_ns).
   void clear_commit_work() noexcept { commit_work_ = extras_every_call_; }
   std::uint64_t total_stall_ns() const noexcept { return total_stall_ns_; }
 
@@ -406,7 +418,8 @@ class ThreadStream {
   std::uint64_t payload_ = 0;
   std::uint64_t stall_ns_ = 0;
   std::uint64_t total_stall_ns_ = 0;
-  bool commit_work_ = false;  // send_hashes or stall_ns_ to add at the next commit
+  std::uint64_t first_read_ns_ = 0;
+  bool commit_work_ = false;  // send_hashes, stall_ns_ or first_read_ns_ to add at the next commit
   bool extras_every_call_ = false;
   // ev_'s regions (null and 0 without a segment): what the per-call checks read.
   std::byte* body_ = nullptr;

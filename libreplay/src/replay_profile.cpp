@@ -306,7 +306,8 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size
   segment_stall_ns_ = 0;
   if (body.size() >= 2 && ev.thread == batch_thread_ &&
       batch_bodies_.size() - batch_bytes_ >= body.size() + kStallRoom && !counters_on_ &&
-      ev.signatures.empty() && ev.counters.empty() && ev.stall_ns == 0) [[likely]] {
+      ev.signatures.empty() && ev.counters.empty() && ev.stall_ns == 0 && ev.first_read_ns == 0)
+      [[likely]] {
     if (ev.payloads.empty()) {
       copy_short(out, body.data(), body.size());
       n = body.size();
@@ -383,7 +384,8 @@ bool ReplayProfile::record_general(Event& ev, std::span<const std::byte> body, s
       ev.payloads.clear();    // the profile holds no received data ...
       ev.signatures.clear();  // ... so no signatures to convert it either
       ev.counters.assign(counts.begin(), counts.end());
-      ev.stall_ns = stall;  // the replay's own stall, not the capture's
+      ev.stall_ns = stall;   // the replay's own stall, not the capture's
+      ev.first_read_ns = 0;  // the capture's first read: the replay wrote the bytes itself
       // `ev` is the reader's, reused for the next event: it clears only what its decoder
       // set (Event::stale), so the counters and stall put in here would stay in the events
       // after it (and send each of them this general way). It clears everything next time.

@@ -27,6 +27,7 @@ std::size_t extra_size(const Event& ev) {
     for (const auto c : ev.counters) n += uvarint_size(c);
   }
   if (ev.stall_ns != 0) n += 1 + uvarint_size(ev.stall_ns);
+  if (ev.first_read_ns != 0) n += 1 + uvarint_size(ev.first_read_ns);
   return n;
 }
 
@@ -160,7 +161,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   // Nothing to drop and nothing to add (a send, a query): the body as it is. Whatever extras
   // it has decode to send hashes and the call site only (or to empty counters or stall).
   if (counters.empty() && ev.payloads.empty() && ev.signatures.empty() && ev.counters.empty() &&
-      ev.stall_ns == 0) {
+      ev.stall_ns == 0 && ev.first_read_ns == 0) {
     copy_short(out, body.data(), body.size());
     return body.size();
   }
@@ -169,7 +170,8 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   // arguments with the extras flag cleared, once the references are seen to end the body
   // (else, e.g. varints longer than needed, the general walk below).
   if (counters.empty() && ev.signatures.empty() && ev.send_hashes.empty() && !ev.callsite &&
-      ev.counters.empty() && ev.stall_ns == 0 && (flags & event_format::kHasExtras)) {
+      ev.counters.empty() && ev.stall_ns == 0 && ev.first_read_ns == 0 &&
+      (flags & event_format::kHasExtras)) {
     if (const std::size_t args_end = payload_refs_start(body, ev); args_end > 0) {
       copy_short(out, body.data(), args_end);
       out[0] =
@@ -187,7 +189,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
     args_end = body.size() - extras;
     ExtrasWalk w(body, args_end);
     std::size_t payloads = 0, hashes = 0, signatures = 0, callsites = 0, counter_sets = 0,
-                stalls = 0;
+                stalls = 0, first_reads = 0;
     for (;;) {
       const std::size_t item = w.pos();
       std::uint64_t tag = 0;
@@ -200,7 +202,8 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
               hashes != ev.send_hashes.size() || signatures != ev.signatures.size() ||
               callsites != (ev.callsite ? 1u : 0u) ||
               counter_sets != (ev.counters.empty() ? 0u : 1u) ||
-              stalls != (ev.stall_ns != 0 ? 1u : 0u))
+              stalls != (ev.stall_ns != 0 ? 1u : 0u) ||
+              first_reads != (ev.first_read_ns != 0 ? 1u : 0u))
             return 0;
           break;
         case Extra::payload:
@@ -231,6 +234,10 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
         }
         case Extra::stall:
           ++stalls;
+          ok = w.skip(1);
+          break;
+        case Extra::first_read:  // the capture's, not the derived trace's: dropped
+          ++first_reads;
           ok = w.skip(1);
           break;
         default:

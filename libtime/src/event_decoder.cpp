@@ -240,6 +240,9 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
         read_neighbour_side(in, n.weighted, n.destinations, n.dest_weights);
         break;
       }
+      case Extra::first_read:
+        ev.first_read_ns += in.read_uvarint();
+        break;
       default:
         throw Error("unknown extra tag " + std::to_string(static_cast<unsigned>(tag)));
     }
@@ -251,6 +254,7 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   ev.counters.clear();
   ev.attribute.reset();
   ev.neighbours.reset();
+  ev.first_read_ns = 0;
 }
 
 // The extras a point-to-point call carries, and the others only when some were read.

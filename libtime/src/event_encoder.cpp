@@ -106,7 +106,7 @@ void put_arg(ByteWriter& w, Role role, const ArgValue& a, const Event& ev, const
 bool has_extras(const Event& e) {
   return !e.payloads.empty() || !e.send_hashes.empty() || !e.signatures.empty() ||
          e.callsite.has_value() || !e.counters.empty() || e.stall_ns != 0 ||
-         e.attribute.has_value() || e.neighbours.has_value();
+         e.attribute.has_value() || e.neighbours.has_value() || e.first_read_ns != 0;
 }
 
 void put_extras(ByteWriter& w, const Event& e) {
@@ -146,6 +146,10 @@ void put_extras(ByteWriter& w, const Event& e) {
   if (e.stall_ns != 0) {
     tag(Extra::stall);
     w.put_uvarint(e.stall_ns);
+  }
+  if (e.first_read_ns != 0) {
+    tag(Extra::first_read);
+    w.put_uvarint(e.first_read_ns);
   }
   if (e.attribute) {
     tag(Extra::attribute);

@@ -59,6 +59,7 @@ void copy_template(const Event& t, Event& out) {
     out.counters = t.counters;
     out.attribute = t.attribute;
     out.neighbours = t.neighbours;
+    out.first_read_ns = t.first_read_ns;
   }
   out.stale = (out.stale & ~(mask | extras)) | (t.stale & (mask | extras));
   out.stale_requests = (out.stale_requests & ~mask) | (t.stale_requests & mask);

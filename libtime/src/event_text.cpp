@@ -290,6 +290,7 @@ std::string describe_args(const Event& ev) {
   }
   if (ev.callsite) add(fmt::format("site={}", *ev.callsite));
   if (ev.stall_ns != 0) add(fmt::format("stall={}", format_duration(ev.stall_ns)));
+  if (ev.first_read_ns != 0) add(fmt::format("first_read={}", format_duration(ev.first_read_ns)));
   if (!ev.counters.empty())
     add("counters=" + list_text(ev.counters, [](std::uint64_t c) { return std::to_string(c); }));
   return out;

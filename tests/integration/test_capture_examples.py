@@ -66,6 +66,32 @@ class CaptureExamples(harness.TempDirTest):
         for line in wildcard:
             self.assertRegex(line, r"status=\{src=1 tag=\d+")
 
+    def test_large_receives_record_their_first_read(self):
+        # Format 1.3: a call that received 64 KiB or more of contiguous bytes records the first
+        # read of them apart, a part of its duration; smaller receives and sends never do.
+        # (65536 int64 elements: 512 KiB messages, Reduce's root among them.)
+        trace = self.tmp / "collectives-first-read"
+        harness.record(trace, 2, harness.example("collectives"), "65536")
+        unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+        seen = 0
+        for rank in (0, 1):
+            show = harness.run([harness.TOOL, "show", str(trace), "--rank", str(rank)]).stdout
+            for line in show.splitlines():
+                m = re.search(r" \+([0-9.]+)(ns|us|ms|s) ", line)
+                fr = re.search(r" first_read=([0-9.]+)(ns|us|ms|s)\b", line)
+                r = re.search(r" recv (\S+)", line)  # recv 100B, recv [0]100B+[1]200B
+                got = max(int(b) for b in re.findall(r"(\d+)B", r.group(1))) if r else 0
+                if fr is None:
+                    continue
+                seen += 1
+                self.assertGreaterEqual(got, 65536, line)
+                self.assertIsNotNone(m, line)
+                first = float(fr.group(1)) * unit[fr.group(2)]
+                duration = float(m.group(1)) * unit[m.group(2)]
+                # (Both printed to 3 significant digits.)
+                self.assertLessEqual(first, duration * 1.01 + 1, line)
+        self.assertGreater(seen, 0, "no call recorded a first read")
+
     def test_payload_converted_to_the_other_byte_order_at_write(self):
         # Recorded big-endian on this little-endian host: stored bytes differ from what the
         # program received, and converting them back with the recorded element signatures

@@ -90,6 +90,7 @@ inline void expect_same_event(const Event& a, const Event& b, BuiltReference bui
   EXPECT_EQ(a.callsite, b.callsite);
   EXPECT_EQ(a.counters, b.counters);
   EXPECT_EQ(a.stall_ns, b.stall_ns);
+  EXPECT_EQ(a.first_read_ns, b.first_read_ns);
   EXPECT_EQ(a.attribute, b.attribute);
   ASSERT_EQ(a.neighbours.has_value(), b.neighbours.has_value());
   if (a.neighbours) {

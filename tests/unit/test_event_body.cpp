@@ -1,6 +1,6 @@
 // copy_body_new_extras: a recorded body copied into a profile keeps every argument and the
-// send hashes and call site, loses payloads, signatures, counters and stalls, gains new
-// counters; bytes it cannot split are refused, for the caller to encode instead.
+// send hashes and call site, loses payloads, signatures, counters, stalls and first reads,
+// gains new counters; bytes it cannot split are refused, for the caller to encode instead.
 #include <vector>
 
 #include "temp_dir_test.hpp"
@@ -49,6 +49,7 @@ std::vector<Event> sample_events() {
     if (id % 3 == 0) e.callsite = id * 1000;
     if (id % 5 == 0) e.counters = {1, 1u << 20, id};
     if (id % 7 == 0) e.stall_ns = 12345;
+    if (id % 8 == 0) e.first_read_ns = 777000 + id;  // beside payloads (format 1.3)
     out.push_back(std::move(e));
   }
   return out;
@@ -86,6 +87,7 @@ TEST_F(EventBodyTest, CopiedBodiesDecodeAsTheEventWithNewExtras) {
       want.payloads.clear();
       want.signatures.clear();
       want.stall_ns = 0;
+      want.first_read_ns = 0;
       want.counters = counters;
       expected.push_back(std::move(want));
     }
@@ -152,6 +154,7 @@ TEST_F(EventBodyTest, ReaderSaysWhereTheExtrasStart) {
     bare.callsite.reset();
     bare.counters.clear();
     bare.stall_ns = 0;
+    bare.first_read_ns = 0;
     bare.attribute.reset();
     bare.neighbours.reset();
     std::vector<std::byte> out(body.size(), std::byte{0x42});
@@ -159,7 +162,7 @@ TEST_F(EventBodyTest, ReaderSaysWhereTheExtrasStart) {
     out.resize(at);
     EXPECT_EQ(out, encoded(bare));
     if (ev.function == fn::Recv && ev.signatures.empty() && ev.send_hashes.empty() &&
-        !ev.callsite && ev.counters.empty() && ev.stall_ns == 0) {
+        !ev.callsite && ev.counters.empty() && ev.stall_ns == 0 && ev.first_read_ns == 0) {
       ++receives;
       std::vector<std::byte> refs(body.size());
       ASSERT_EQ(copy_body_drop_payload_refs(body, ev, refs.data()), at);
@@ -201,7 +204,7 @@ TEST_F(EventBodyTest, BodiesNotLaidOutAsTheEventSaysAreRefused) {
   EXPECT_EQ(out.size(), 1u);
   // An unknown extra tag, a body cut short: refused.
   body = encoded(e);
-  body[body.size() - 3] = std::byte{9};
+  body[body.size() - 3] = std::byte{100};
   EXPECT_FALSE(copy_body_new_extras(body, e, c, out));
   EXPECT_FALSE(copy_body_new_extras(std::span(body).first(1), e, {}, out));
   EXPECT_EQ(out.size(), 1u);
@@ -213,11 +216,13 @@ TEST_F(EventBodyTest, ExtrasFlagFollowsWhatIsLeft) {
   e.args.resize(e.info().params.size());
   e.args[0].present = true;
   e.args[0].scalar = 2;
-  e.stall_ns = 9;  // dropped: nothing left, so no extras at all
+  e.stall_ns = 9;        // dropped: nothing left, so no extras at all
+  e.first_read_ns = 12;  // likewise (format 1.3)
   std::vector<std::byte> out;
   ASSERT_TRUE(copy_body_new_extras(encoded(e), e, {}, out));
   Event plain = e;
   plain.stall_ns = 0;
+  plain.first_read_ns = 0;
   EXPECT_EQ(out, encoded(plain));
   EXPECT_EQ(static_cast<std::uint8_t>(out[0]) & event_format::kHasExtras, 0);
   // No extras recorded, counters added: the flag is set and the counters follow.

@@ -39,6 +39,7 @@ enum Extras : unsigned {
   kAttribute = 128,
   kNeighbours = 256,
   kWeighted = 512,
+  kFirstRead = 1024,  // format 1.3
 };
 
 struct Template {
@@ -60,6 +61,8 @@ const std::vector<Template>& templates() {
       {fn::Recv, 0, 0, false},
       {fn::Recv, 15, 0, false},
       {fn::Wait, 0, kPayload, false},
+      {fn::Wait, 0, kPayload | kFirstRead, false},
+      {fn::Recv, 0, kPayload | kFirstRead | kStall, false},
       {fn::Wait, 0, 0, false},
       {fn::Test, 0, 0, true},
       {fn::Test, 0, kCallsite | kStall, true},
@@ -70,6 +73,7 @@ const std::vector<Template>& templates() {
       {fn::Waitall, 0, 0, false},
       {fn::Waitany, 0, kPayload, false},
       {fn::Allreduce, 0, kPayload | kSignature, false},
+      {fn::Reduce, 0, kPayload | kSignature | kFirstRead, false},
       {fn::Barrier, 0, kCounters | kStall, false},
       {fn::Barrier, 0, 0, false},
       {fn::Comm_split, 0, kSignature, false},
@@ -103,6 +107,7 @@ Event make(const Template& t, std::uint64_t index, std::int64_t seed) {
   if (t.extras & kCounters) e.counters = {s, 7, 1u << 20};
   if (t.extras & kSignature) e.signatures.push_back({12, 8, {{4, 2}, {8, 1 + s}}});
   if (t.extras & kAttribute) e.attribute = -static_cast<std::int64_t>(s) - 1;
+  if (t.extras & kFirstRead) e.first_read_ns = 9000000 + s;
   if (t.extras & kNeighbours) {
     NeighbourLists n;
     n.weighted = (t.extras & kWeighted) != 0;

@@ -98,6 +98,28 @@ TEST_F(PredictFitFromCollectives, ABcastGivesItsClassAG) {
   EXPECT_NE(predict::describe(f).find("1 collectives"), std::string::npos) << predict::describe(f);
 }
 
+TEST_F(PredictFitFromCollectives, AFirstReadIsNoPartOfTheTransfer) {
+  // ABcastGivesItsClassAG with rank 1's Bcast 9000 ns longer, all of it the first read of
+  // what it received (format 1.3): the same G, as the fit leaves the first read out.
+  const TraceDir d(dir_);
+  Event bcast = timed(coll(fn::Bcast, 0), 28300 + 9000);
+  bcast.first_read_ns = 9000;
+  write_rank(d, 0,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
+              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
+              {timed(coll(fn::Bcast, 100001), 27200), 1'030'000},
+              {timed(call(fn::Finalize), 100), 1'070'000}});
+  write_rank(d, 1,
+             {{timed(call(fn::Init), 500), 1'000'000},
+              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
+              {bcast, 1'030'000},
+              {timed(call(fn::Finalize), 100), 1'070'000}});
+  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  ASSERT_EQ(f.params.G_classes.size(), 1u);
+  EXPECT_NEAR(f.params.G_classes[0].G, 0.25, 1e-4);
+}
+
 TEST_F(PredictFitFromCollectives, AnImplausibleLFallsBackToTheFastestPairWithAWarning) {
   // Ten 8 B pairs (o 100 from the sends): nine receives end 50200 ns after their send began
   // (L 50 us: a loaded recording), one 1200 (L 1000). The tenth percentile is 50 us, above

@@ -110,6 +110,25 @@ TEST(PredictLogGPS, NonblockingStartsTakeTheirRecordedTime) {
   EXPECT_EQ(quick.calls[1][0].end, 100);
 }
 
+TEST(PredictLogGPS, FirstReadFollowsTheTransferAsTheRanksOwnTime) {
+  // Rank 1's Recv recorded a 5000 ns first read of its bytes (format 1.3): it ends that much
+  // after the transfer (arrival 0 + 107 + 1000, then o), and that time is its own, not a
+  // wait. So is the first read of a Barrier's member (as of any collective): only the member
+  // that read ends later.
+  Event r = recv(fn::Recv, 0, 0, 0, 8);
+  r.first_read_ns = 5000;
+  auto s = run({{{send(fn::Send, 1, 0, 8)}}, {{r}}});
+  EXPECT_EQ(s.calls[1][0].end, 1207 + 5000);
+  EXPECT_EQ(s.calls[1][0].wait, 1207 - 100);
+  EXPECT_EQ(s.calls[0][0].end, 107);
+  Event b = coll(fn::Barrier, 0);
+  b.first_read_ns = 700;
+  auto c = run({{{b}}, {{coll(fn::Barrier, 0), 3000}}});
+  EXPECT_EQ(c.calls[0][0].end, 3000 + 1100 + 100 + 700);
+  EXPECT_EQ(c.calls[0][0].wait, 3000 + 1100 + 100 - 1200);  // as without it
+  EXPECT_EQ(c.calls[1][0].end, 3000 + 100 + 100);
+}
+
 TEST(PredictLogGPS, SynchronousSendWaitsEvenWhenSmall) {
   auto early = run({{{send(fn::Ssend, 1, 0, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8), 500}}});
   EXPECT_EQ(early.calls[0][0].wait, 0);  // 500 < o + L: no wait

@@ -104,6 +104,9 @@ struct Event {
   // (MPI_Comm_get_attr, MPI_Attr_get), and MPI_Dist_graph_create's neighbours.
   std::optional<std::int64_t> attribute;
   std::optional<NeighbourLists> neighbours;
+  // Since format 1.3: the part of the duration that was the first read of the received bytes
+  // (0: none measured). Summed over the call's payloads.
+  std::uint64_t first_read_ns = 0;
   // Decoder bookkeeping: bit i set when args[i] may hold more than present and scalar (lists,
   // requests, statuses, text, real, flags), bit 63 when payloads, send hashes, call site or
   // stall may be set, bit 62 when the other extras may be; in the other two, bit i when

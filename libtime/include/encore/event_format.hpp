@@ -123,6 +123,11 @@ enum class Extra : std::uint8_t {
   // svarint sources and, if weighted, as many svarint weights; then the same for outdegree
   // and the destinations.
   neighbours = 8,
+  // Since 1.3. A call that received 64 KiB or more of contiguous bytes: uvarint ns of its
+  // duration that was the first read of those bytes on this core (the capture reads them
+  // before copying them; see doc/trace-format.md). Part of the call's duration, not of the
+  // transfer: models add it after the transfer ends, fits leave it out.
+  first_read = 9,
 };
 
 inline constexpr std::uint8_t kNeighboursWeighted = 1;

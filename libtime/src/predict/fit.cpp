@@ -316,7 +316,11 @@ FitReport fit_params(const TraceDir& capture, const Manifest& manifest, std::uin
         if (!comm || peer < 0 || peer >= comm->size()) return -1;
         return comm->members[static_cast<std::size_t>(peer)];
       };
-      const std::int64_t raw_end = raw_start + static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+      // (Without the first read of what the call received: the rank's own time after the
+      // transfer, no part of L, G or a collective's gamma.)
+      const std::uint64_t duration = ev.end_ns - ev.start_ns;
+      const std::int64_t raw_end =
+          raw_start + static_cast<std::int64_t>(duration - std::min(duration, ev.first_read_ns));
       // (A send to MPI_PROC_NULL returns at once whatever its size: no sample of o or G.)
       bool small_send = false;
       if (ev.rc == 0 && (c.op == Op::send || c.op == Op::isend) && !c.sync &&

@@ -685,6 +685,11 @@ class Engine {
       if (s.coll_cost) cost = q.cost;
       s.requests.erase(k);
     }
+    // The first read of what the call received, on this rank's core, after the transfer
+    // (the recording times it apart, format 1.3): the rank's own time, not a wait. In a plain
+    // run the program's next segment pays it, a replay does not (it wrote the bytes itself).
+    end += static_cast<Time>(s.ev.first_read_ns);
+    cost += static_cast<Time>(s.ev.first_read_ns);
     const Time wait = std::clamp<Time>(end - s.start - cost, 0, end - s.start);
     const CallClass& cls = *s.cls;
     if (cls.observes_comms && (cls.op == Op::comm_create || s.ev.rc == 0)) s.comms.observe(s.ev);

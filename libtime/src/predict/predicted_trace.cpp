@@ -25,7 +25,7 @@ PredictedTrace::PredictedTrace(std::optional<std::filesystem::path> out_dir, std
 
 void PredictedTrace::write(std::uint32_t rank, const Event& ev, std::int64_t start_ns,
                            std::int64_t end_ns) {
-  if (ev.payloads.empty() && ev.signatures.empty() && ev.stall_ns == 0) {
+  if (ev.payloads.empty() && ev.signatures.empty() && ev.stall_ns == 0 && ev.first_read_ns == 0) {
     // Nothing to drop: the event's own body is the output's, so no copy of the Event.
     body_.clear();
     encode_event_body(ev, body_);
@@ -39,6 +39,7 @@ void PredictedTrace::write(std::uint32_t rank, const Event& ev, std::int64_t sta
   out_.overhead_ns = 0;
   out_.raw_start_ns = out_.start_ns;
   out_.stall_ns = 0;
+  out_.first_read_ns = 0;  // the capture's measure, inside the predicted duration
   out_.payloads.clear();
   out_.signatures.clear();
   writers_[rank]->write(out_);
