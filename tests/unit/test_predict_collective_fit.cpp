@@ -68,26 +68,32 @@ TEST(PredictCollectiveFit, FasterThanLatencyAloneGivesZeroAndEmptyGivesNothing) 
           .has_value());
 }
 
-class PredictFitFromCollectives : public TempDirTest {};
+class PredictFitFromCollectives : public TempDirTest {
+ protected:
+  // o 100 and L 1000 from an 8 B pair (as in test_predict_size_classes), then a Bcast of
+  // 100001 B from rank 0 (its send hash says the size; rank 1 knows none), both arriving at
+  // 1'030'000; `bcast` is rank 1's.
+  predict::FitReport fit_bcast(const Event& bcast) {
+    const TraceDir d(dir_);
+    write_rank(d, 0,
+               {{timed(call(fn::Init), 500), 1'000'000},
+                {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
+                {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
+                {timed(coll(fn::Bcast, 100001), 27200), 1'030'000},
+                {timed(call(fn::Finalize), 100), 1'070'000}});
+    write_rank(d, 1,
+               {{timed(call(fn::Init), 500), 1'000'000},
+                {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
+                {bcast, 1'030'000},
+                {timed(call(fn::Finalize), 100), 1'070'000}});
+    return predict::fit_params(d, save_capture(d));
+  }
+};
 
 TEST_F(PredictFitFromCollectives, ABcastGivesItsClassAG) {
-  // o 100 and L 1000 from an 8 B pair (as in test_predict_size_classes), then a Bcast of
-  // 100001 B from rank 0 (its send hash says the size; rank 1 knows none): both arrive at
-  // 1'030'000 and rank 1 ends 28300 later (3300 + 100000 G, BcastGivesTheGOfItsOneMessage),
-  // so G = 0.25 from 65537 B (the class of 100001 B).
-  const TraceDir d(dir_);
-  write_rank(d, 0,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
-              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Bcast, 100001), 27200), 1'030'000},
-              {timed(call(fn::Finalize), 100), 1'070'000}});
-  write_rank(d, 1,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {timed(coll(fn::Bcast, 0), 28300), 1'030'000},
-              {timed(call(fn::Finalize), 100), 1'070'000}});
-  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  // Rank 1 ends 28300 after both arrived (3300 + 100000 G, BcastGivesTheGOfItsOneMessage), so
+  // G = 0.25 from 65537 B (the class of 100001 B).
+  const predict::FitReport f = fit_bcast(timed(coll(fn::Bcast, 0), 28300));
   EXPECT_DOUBLE_EQ(f.params.L, 1000);
   EXPECT_TRUE(f.warnings.empty()) << f.warnings;
   EXPECT_EQ(f.large_pairs, 0u);
@@ -99,25 +105,18 @@ TEST_F(PredictFitFromCollectives, ABcastGivesItsClassAG) {
 }
 
 TEST_F(PredictFitFromCollectives, AFirstReadIsNoPartOfTheTransfer) {
-  // ABcastGivesItsClassAG with rank 1's Bcast 9000 ns longer, all of it the first read of
-  // what it received (format 1.3): the same G, as the fit leaves the first read out.
-  const TraceDir d(dir_);
+  // The same with rank 1's Bcast 9000 ns longer, all of it the first read of what it received
+  // (format 1.3): the same G, as the fit leaves the first read out.
   Event bcast = timed(coll(fn::Bcast, 0), 28300 + 9000);
   bcast.first_read_ns = 9000;
-  write_rank(d, 0,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(send(fn::Send, 1, 0, 8), 100), 1'010'500},
-              {timed(send(fn::Send, 1, 1, 512), 100), 1'020'600},
-              {timed(coll(fn::Bcast, 100001), 27200), 1'030'000},
-              {timed(call(fn::Finalize), 100), 1'070'000}});
-  write_rank(d, 1,
-             {{timed(call(fn::Init), 500), 1'000'000},
-              {timed(recv(fn::Recv, 0, 0, 0, 8), 1700), 1'010'000},
-              {bcast, 1'030'000},
-              {timed(call(fn::Finalize), 100), 1'070'000}});
-  const predict::FitReport f = predict::fit_params(d, save_capture(d));
+  const predict::FitReport f = fit_bcast(bcast);
   ASSERT_EQ(f.params.G_classes.size(), 1u);
   EXPECT_NEAR(f.params.G_classes[0].G, 0.25, 1e-4);
+  // Counted as transfer, it would give another G.
+  bcast.first_read_ns = 0;
+  const predict::FitReport without = fit_bcast(bcast);
+  ASSERT_EQ(without.params.G_classes.size(), 1u);
+  EXPECT_GT(without.params.G_classes[0].G, 0.3);
 }
 
 TEST_F(PredictFitFromCollectives, AnImplausibleLFallsBackToTheFastestPairWithAWarning) {
