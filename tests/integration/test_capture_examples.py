@@ -91,6 +91,11 @@ class CaptureExamples(harness.TempDirTest):
                 # (Both printed to 3 significant digits.)
                 self.assertLessEqual(first, duration * 1.01 + 1, line)
         self.assertGreater(seen, 0, "no call recorded a first read")
+        # `encore stats` counts the same calls.
+        stats = json.loads(harness.run([harness.TOOL, "stats", "--json", str(trace)]).stdout)
+        self.assertEqual(stats["total"]["first_reads"], seen)
+        self.assertGreater(stats["total"]["first_read_ns"], 0)
+        self.assertLessEqual(stats["total"]["first_read_ns"], stats["total"]["mpi_ns"])
 
     def test_payload_converted_to_the_other_byte_order_at_write(self):
         # Recorded big-endian on this little-endian host: stored bytes differ from what the

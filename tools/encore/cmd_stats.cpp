@@ -42,6 +42,8 @@ struct RankStats {
   std::uint64_t overhead_ns = 0;
   std::uint64_t stall_ns = 0;
   std::uint64_t stalls = 0;
+  std::uint64_t first_read_ns = 0;  // part of mpi_ns (format 1.3)
+  std::uint64_t first_reads = 0;
   std::uint64_t errors = 0;  // calls with rc != MPI_SUCCESS
   std::map<std::uint16_t, FunctionStats> functions;
   std::map<std::uint64_t, std::uint64_t> callsites;
@@ -60,6 +62,8 @@ struct RankStats {
     overhead_ns += o.overhead_ns;
     stall_ns += o.stall_ns;
     stalls += o.stalls;
+    first_read_ns += o.first_read_ns;
+    first_reads += o.first_reads;
     errors += o.errors;
     for (const auto& [f, s] : o.functions) {
       functions[f].calls += s.calls;
@@ -112,6 +116,10 @@ RankStats collect(const Trace& t, std::uint32_t rank) {
     if (ev.stall_ns != 0) {
       s.stall_ns += ev.stall_ns;
       s.stalls += 1;
+    }
+    if (ev.first_read_ns != 0) {
+      s.first_read_ns += ev.first_read_ns;
+      s.first_reads += 1;
     }
     if (ev.rc != 0) s.errors += 1;
     if (ev.callsite) s.callsites[*ev.callsite] += 1;
@@ -166,6 +174,8 @@ nlohmann::json to_json(const RankStats& s, bool total, const CallsiteNames* name
   j["overhead_ns"] = s.overhead_ns;
   j["stall_ns"] = s.stall_ns;
   j["stalls"] = s.stalls;
+  j["first_read_ns"] = s.first_read_ns;
+  j["first_reads"] = s.first_reads;
   j["errors"] = s.errors;
   auto& fns = j["functions"] = nlohmann::json::array();
   auto& opaque = j["opaque"] = nlohmann::json::array();
@@ -202,6 +212,9 @@ void print_text(const RankStats& s, const std::string& title, const CallsiteName
   fmt::print("  data: received {} ({} B) in {} payloads, sent {} ({} B) in {} hashed sends\n",
              format_bytes(s.bytes_received), s.bytes_received, s.payloads,
              format_bytes(s.bytes_sent), s.bytes_sent, s.sends);
+  if (s.first_reads != 0)
+    fmt::print("  first reads of received data: {} in {} calls (in the MPI time)\n",
+               format_duration(s.first_read_ns), s.first_reads);
   fmt::print("  {}: overhead {}, {} stalls ({})\n", overhead_label, format_duration(s.overhead_ns),
              s.stalls, format_duration(s.stall_ns));
   if (s.errors != 0) fmt::print("  failed calls (rc != MPI_SUCCESS): {}\n", s.errors);
