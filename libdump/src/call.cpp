@@ -409,8 +409,7 @@ void Call::end_after_first_read(std::span<const std::byte> data) noexcept {
   if (excess == 0) return;
   t2_ += excess;
   // Recorded apart as well, so that a model can tell it from the transfer.
-  const Clock& clock = rec_->clock;
-  ts_->add_first_read_ns(clock.to_ns(clock.zero_ticks() + excess));
+  ts_->add_first_read_ns(rec_->clock.duration_ns(excess));
 }
 
 void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type, int peer) {

@@ -266,7 +266,7 @@ class ThreadStream {
     if (t0 != 0 && clock) {
       const std::uint64_t pre = t1 > t0 + read_cost_ticks ? t1 - t0 - read_cost_ticks : 0;
       end += pre;
-      lean_prologues.add(clock->to_ns(clock->zero_ticks() + pre));
+      lean_prologues.add(clock->duration_ns(pre));
     }
     return end;
   }

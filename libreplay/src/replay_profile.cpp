@@ -418,7 +418,7 @@ std::uint64_t ReplayProfile::ns(std::uint64_t ticks) noexcept {
     clock_.calibrate();
     calibrated_ = true;
   }
-  return clock_.to_ns(clock_.zero_ticks() + ticks);
+  return clock_.duration_ns(ticks);
 }
 
 namespace {

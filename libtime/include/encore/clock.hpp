@@ -70,6 +70,9 @@ class Clock {
     return static_cast<std::uint64_t>((delta * mult_) >> kShift);
   }
 
+  // A length of `ticks` in ns (a difference of two reads, not a time since the zero).
+  std::uint64_t duration_ns(std::uint64_t ticks) const noexcept { return to_ns(tick0_ + ticks); }
+
   // The tick value at the clock's zero.
   std::uint64_t zero_ticks() const noexcept { return tick0_; }
   // CLOCK_MONOTONIC value at the clock's zero: places a timeline among other processes'.
