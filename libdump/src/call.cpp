@@ -339,7 +339,8 @@ ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count, M
 
 }  // namespace
 
-void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t) {
+void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t,
+                           event_format::Extra tag) {
   const auto data = packed(buf, count, type, t, ts_->pack_buf);
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
   const std::uint64_t hash = XXH3_64bits(data.data(), data.size());
@@ -347,13 +348,13 @@ void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, 
   // straight in. One taken before it (MPI_Sendrecv_replace overwrites its buffer) waits for
   // commit.
   if (t2_)
-    emit_send_hash(hash, data.size());
+    emit_send_hash(hash, data.size(), tag);
   else
-    ts_->add_send_hash(hash, data.size());
+    ts_->add_send_hash(hash, data.size(), tag);
 }
 
 void Call::emit_send_hashes() {
-  for (const auto& h : ts_->send_hashes) emit_send_hash(h.hash, h.bytes);
+  for (const auto& h : ts_->send_hashes) emit_send_hash(h.hash, h.bytes, h.tag);
   ts_->send_hashes.clear();
 }
 
@@ -419,6 +420,44 @@ void Call::hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type,
   // Not held across the PMPI call: another thread may have to run for it to complete.
   std::lock_guard lock(rec_->shared_mu);
   hash_send(buf, count, type, peer);
+}
+
+void Call::contribute(const contribution::Blocks& blocks) {
+  if (!rec_->options.send_hashes) return;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const contribution::Block& b = blocks[i];
+    hash_send_typed(b.base, b.count, b.type, rec_->types.info(b.type),
+                    event_format::Extra::contribution_hash);
+  }
+}
+
+void Call::contribute_before(const contribution::Blocks& blocks) {
+  if (!rec_->options.send_hashes || blocks.empty()) return;
+  mark_pre_work();
+  if (!rec_->multiple) return contribute(blocks);
+  std::lock_guard lock(rec_->shared_mu);  // as in hash_send_before
+  contribute(blocks);
+}
+
+void Call::track_contribution(MPI_Request r, contribution::Blocks blocks) {
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
+  if (!info || blocks.empty()) return;
+  info->contribution = std::move(blocks);
+  rec_->persistent_contributions = true;
+}
+
+void Call::start_contributions(const MPI_Request* r, std::int64_t n) {
+  if (!rec_->persistent_contributions || !rec_->options.send_hashes || !r) return;
+  std::unique_lock<std::mutex> lock;
+  if (rec_->multiple) lock = std::unique_lock(rec_->shared_mu);
+  bool timed = false;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const RequestInfo* info = rec_->requests.find({r[i], 0});
+    if (!info || info->contribution.empty()) continue;
+    if (!timed) mark_pre_work();
+    timed = true;
+    contribute(info->contribution);
+  }
 }
 
 void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,

@@ -18,6 +18,7 @@
 #include "recv_layout.hpp"
 #include <mpi.h>
 
+#include "encore/collective_contribution.hpp"
 #include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
 #include "encore/varint.hpp"
@@ -333,6 +334,13 @@ class Call {
   // A send hash taken before the PMPI call (the buffer is overwritten by it): timed as
   // pre-work, and under the shared tables' lock like the rest of the recording.
   void hash_send_before(const void* buf, MPI_Count count, MPI_Datatype type, int peer);
+  // A collective's contribution (collective_contribution.hpp), one hash a block: after the
+  // call, or before it when the input is in the receive buffer, which the call overwrites.
+  void contribute(const contribution::Blocks& blocks);
+  void contribute_before(const contribution::Blocks& blocks);
+  // A persistent collective's: kept with its request, hashed before each MPI_Start(all).
+  void track_contribution(MPI_Request r, contribution::Blocks blocks);
+  void start_contributions(const MPI_Request* r, std::int64_t n);
   ENCORE_HOT void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
                                   const MPI_Status* status) {
     (void)count;
@@ -456,15 +464,17 @@ class Call {
     extras_ = true;
     put_uint(static_cast<std::uint8_t>(tag));
   }
-  void emit_send_hash(std::uint64_t hash, std::uint64_t bytes) noexcept {
+  void emit_send_hash(std::uint64_t hash, std::uint64_t bytes,
+                      event_format::Extra tag = event_format::Extra::send_hash) noexcept {
     extras_ = true;
     reserve(1 + 8 + kMaxVarintBytes);
     std::byte* p = buf_ + pos_;
-    p[0] = static_cast<std::byte>(event_format::Extra::send_hash);
+    p[0] = static_cast<std::byte>(tag);
     store_le(p + 1, hash);
     pos_ += 9 + encode_uvarint(bytes, p + 9);
   }
-  void hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t);
+  void hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t,
+                       event_format::Extra tag = event_format::Extra::send_hash);
   ENCORE_HOT void put_payload_extra(std::uint64_t slot, std::uint32_t type_id, MPI_Count count,
                                     std::uint64_t bytes) noexcept {
     extras_ = true;
@@ -654,6 +664,15 @@ class LeanPoll {
     MPI_Status s;
     IgnoredStatus() noexcept { s.count_hi_and_cancelled = 0; }
   } status_;
+};
+
+// The communicator facts a collective's contribution depends on, as the recorder knows them.
+struct CallComms {
+  Call& c;
+  int rank(MPI_Comm m) { return c.recorder().comm(m).rank; }
+  bool inter(MPI_Comm m) { return c.recorder().comm(m).inter; }
+  std::int64_t send_peers(MPI_Comm m, bool neighbor) { return c.send_peers(m, neighbor); }
+  MPI_Aint extent(MPI_Datatype t) { return c.recorder().types.info(t).extent; }
 };
 
 }  // namespace encore::dump

@@ -77,6 +77,9 @@ class Recorder {
   std::unique_ptr<HandleIds> other_ids[static_cast<int>(HandleKind::request) + 1];
   std::unordered_map<MPI_Comm, CommInfo> comms;
   RequestTable requests;
+  // A persistent collective with a contribution was set up: MPI_Start(all) looks its requests
+  // up before the call (Call::start_contributions). Until then a start costs nothing more.
+  bool persistent_contributions = false;
   std::mutex shared_mu;  // guards the tables above under MPI_THREAD_MULTIPLE
 
   ThreadStream* register_thread();

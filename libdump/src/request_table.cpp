@@ -45,6 +45,7 @@ RequestInfo& RequestTable::add(MPI_Request r) {
     n->send_buf = nullptr;
     n->send_count = 0;
     n->send_type = MPI_DATATYPE_NULL;
+    n->contribution = {};
   } else {
     n = &nodes_.emplace_back();
   }

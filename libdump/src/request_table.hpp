@@ -20,6 +20,8 @@
 #include "recv_layout.hpp"
 #include <mpi.h>
 
+#include "encore/collective_contribution.hpp"
+
 namespace encore::dump {
 
 enum class RequestKind : std::uint8_t { send, recv, collective, other };
@@ -34,6 +36,7 @@ struct RequestInfo {
   const void* send_buf = nullptr;  // persistent sends: hashed at every MPI_Start
   MPI_Count send_count = 0;
   MPI_Datatype send_type = MPI_DATATYPE_NULL;
+  contribution::Blocks contribution;  // persistent collectives: hashed at every MPI_Start
 };
 
 // A request as a call names it: handle value and which appearance of that value.

@@ -337,9 +337,11 @@ class ThreadStream {
     first_read_ns_ = 0;
     return n;
   }
-  // A send hash taken out of line, for the call being recorded (commit() emits it).
-  void add_send_hash(std::uint64_t hash, std::uint64_t bytes) {
-    send_hashes.push_back({hash, bytes});
+  // A send or contribution hash taken out of line, for the call being recorded (commit() emits
+  // it).
+  void add_send_hash(std::uint64_t hash, std::uint64_t bytes,
+                     event_format::Extra tag = event_format::Extra::send_hash) {
+    send_hashes.push_back({hash, bytes, tag});
     commit_work_ = true;
   }
   // commit_extras() took the send hashes, the stall and the first read (emit_send_hashes,
@@ -382,6 +384,7 @@ class ThreadStream {
   struct PendingHash {
     std::uint64_t hash;
     std::uint64_t bytes;
+    event_format::Extra tag;  // send_hash or contribution_hash
   };
   std::vector<PendingHash> send_hashes;  // of the call being recorded
   // Runs of identical failed polls (Call::repeat_poll): the last failed poll's function and

@@ -65,6 +65,11 @@ extern "C" ENCORE_EXPORT int MPI_Finalize(void) {
     std::fprintf(stderr, "encore replay: %llu sends differed from the recorded run\n",
                  static_cast<unsigned long long>(r.send_mismatches()));
   }
+  if (r.contribution_mismatches() > 0) {
+    std::fprintf(stderr,
+                 "encore replay: %llu collective contributions differed from the recorded run\n",
+                 static_cast<unsigned long long>(r.contribution_mismatches()));
+  }
   return rc;
 }
 

@@ -311,7 +311,7 @@ bool ReplayProfile::record(Event& ev, std::span<const std::byte> body, std::size
     if (ev.payloads.empty()) {
       copy_short(out, body.data(), body.size());
       n = body.size();
-    } else if (ev.send_hashes.empty() && !ev.callsite) {
+    } else if (ev.send_hashes.empty() && ev.contribution_hashes.empty() && !ev.callsite) {
       // Payload references are then the only extras, unless one of the rare ones is there.
       n = extras_at != 0 && extras_at < body.size() && !ev.attribute && !ev.neighbours
               ? copy_body_drop_extras(body, extras_at, out)

@@ -85,4 +85,11 @@ int in_degree(Step& s, MPI_Comm comm) {
                   r.index()));
 }
 
+int out_degree(Step& s, MPI_Comm comm) {
+  const CommState& c = s.comm(comm);
+  if (c.outdegree >= 0) return c.outdegree;
+  in_degree(s, comm);  // fails, saying why, when the topology is not known
+  return s.comm(comm).outdegree;
+}
+
 }  // namespace encore::replay::rtopo

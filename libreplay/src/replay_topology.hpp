@@ -22,6 +22,8 @@ void degrees(Step& s, MPI_Comm comm, int indegree, int outdegree);
 void inherit(Step& s, MPI_Comm parent, MPI_Comm made);  // MPI_Comm_dup keeps the topology
 // The number of blocks a neighbourhood collective on comm receives; fails if it is not known.
 int in_degree(Step& s, MPI_Comm comm);
+// The number of blocks it sends: the out-degree.
+int out_degree(Step& s, MPI_Comm comm);
 }  // namespace rtopo
 
 }  // namespace encore::replay

@@ -283,6 +283,7 @@ MPI_Request Replayer::new_request(std::uint64_t event) {
   st.send_buf = nullptr;
   st.send_count = 0;
   st.send_type = MPI_DATATYPE_NULL;
+  st.contribution = {};
   return static_cast<MPI_Request>(kRequestBase + static_cast<std::int64_t>(slot));
 }
 
@@ -302,6 +303,10 @@ void Replayer::fail(const std::string& message) {
 
 void Replayer::warn_send_mismatch(const std::string& message) {
   if (send_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
+}
+
+void Replayer::warn_contribution_mismatch(const std::string& message) {
+  if (contribution_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
 }
 
 }  // namespace encore::replay

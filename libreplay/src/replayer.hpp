@@ -15,6 +15,7 @@
 #include "replay_types.hpp"
 #include <mpi.h>
 
+#include "encore/collective_contribution.hpp"
 #include "encore/event.hpp"
 #include "encore/manifest.hpp"
 #include "encore/ordered_event_reader.hpp"
@@ -74,6 +75,7 @@ struct RequestState {
   MPI_Count send_count = 0;
   MPI_Datatype send_type = MPI_DATATYPE_NULL;
   int send_peer = MPI_PROC_NULL;
+  contribution::Blocks contribution;  // persistent collectives: checked at every MPI_Start
 };
 
 class Replayer {
@@ -171,6 +173,8 @@ class Replayer {
   [[noreturn]] void fail(const std::string& message);
   void warn_send_mismatch(const std::string& message);
   std::uint64_t send_mismatches() const noexcept { return send_mismatches_; }
+  void warn_contribution_mismatch(const std::string& message);
+  std::uint64_t contribution_mismatches() const noexcept { return contribution_mismatches_; }
 
  private:
   explicit Replayer(ReplayOptions options);
@@ -210,6 +214,7 @@ class Replayer {
   bool payload_swapped_ = false;  // payloads in the other byte order than this host's
   std::uint64_t index_ = 0;
   std::uint64_t send_mismatches_ = 0;
+  std::uint64_t contribution_mismatches_ = 0;
 
   std::unordered_map<MPI_Comm, CommState> comms_;
   std::unordered_map<std::uint32_t, MPI_Comm> comm_by_id_;

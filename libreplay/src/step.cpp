@@ -1,11 +1,13 @@
 #include "step.hpp"
 
+#include <algorithm>
 #include <cstring>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 #include "replay_attributes.hpp"
+#include "replay_topology.hpp"
 #include <fmt/format.h>
 
 #include "encore/byte_order.hpp"
@@ -265,22 +267,61 @@ CommState& Step::comm(MPI_Comm c) {
 
 // Data ------------------------------------------------------------------------------------------
 
-void Step::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
-  const SendHash& h = ev_->send_hashes.front();
-  std::uint64_t mine = 0;
-  MPI_Count bytes = 0;
+std::uint64_t Step::hash_of(const void* buf, MPI_Count count, MPI_Datatype type, MPI_Count& bytes) {
   try {
-    mine = rep_->types().engine().hash_packed(buf, count, type, bytes);
+    return rep_->types().engine().hash_packed(buf, count, type, bytes);
   } catch (const std::exception& e) {
     rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
   }
-  if (mine != h.hash || static_cast<std::uint64_t>(bytes) != h.bytes) {
+}
+
+void Step::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
+  // An MPI_Startall of several persistent sends recorded one hash each, in request order.
+  const auto& hashes = ev_->send_hashes;
+  const SendHash& h = hashes[std::min<std::size_t>(next_send_hash_++, hashes.size() - 1)];
+  MPI_Count bytes = 0;
+  const std::uint64_t mine = hash_of(buf, count, type, bytes);
+  if (next_send_hash_ > hashes.size() || mine != h.hash ||
+      static_cast<std::uint64_t>(bytes) != h.bytes) {
     rep_->warn_send_mismatch(fmt::format(
         "event {} ({}{}): the data sent differs from the recorded run (numerical divergence "
         "between machines or compilers?); the replay goes on",
         rep_->index(), function_table()[id_].name,
         ev_->callsite ? fmt::format(", call site #{}", *ev_->callsite) : ""));
   }
+}
+
+void Step::check_contribution(const contribution::Blocks& blocks) {
+  const auto& hashes = ev_->contribution_hashes;
+  // None recorded: a trace from before format 1.4, or recorded with ENCORE_SEND_HASH=0.
+  if (hashes.empty()) return;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const contribution::Block& b = blocks[i];
+    MPI_Count bytes = 0;
+    const std::uint64_t mine = hash_of(b.base, b.count, b.type, bytes);
+    const std::size_t at = next_contribution_++;
+    if (at >= hashes.size() || hashes[at].hash != mine ||
+        hashes[at].bytes != static_cast<std::uint64_t>(bytes)) {
+      rep_->warn_contribution_mismatch(fmt::format(
+          "event {} ({}{}): the data contributed to the collective differs from the recorded "
+          "run (block {} of {}, {} bytes; numerical divergence between machines or "
+          "compilers?); the replay goes on",
+          rep_->index(), function_table()[id_].name,
+          ev_->callsite ? fmt::format(", call site #{}", *ev_->callsite) : "", i + 1, blocks.size(),
+          bytes));
+      return;  // one report a collective
+    }
+  }
+}
+
+void Step::track_contribution(MPI_Request r, contribution::Blocks blocks) {
+  if (RequestState* st = rep_->request(r)) st->contribution = std::move(blocks);
+}
+
+std::int64_t StepComms::send_peers(MPI_Comm m, bool neighbor) {
+  if (neighbor) return rtopo::out_degree(s, m);
+  const CommState& c = s.comm(m);
+  return c.inter ? c.remote_size : c.size;
 }
 
 void Step::unpack_payload(const PayloadRef& p, const RecvBlock& b) {
@@ -422,6 +463,8 @@ void Step::start(MPI_Request r) {
   RequestState* st = rep_->request(r);
   if (st && st->kind == RequestKind::send)
     check_send(st->send_buf, st->send_count, st->send_type, st->send_peer);
+  else if (st && !st->contribution.empty())
+    check_contribution(st->contribution);
 }
 
 void Step::start_all(std::int64_t n, MPI_Request* r) {

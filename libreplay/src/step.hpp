@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include "encore/clock.hpp"
+#include "encore/collective_contribution.hpp"
 #include "encore/event.hpp"
 #include "encore/event_format.hpp"
 #include "encore/mpi_table.hpp"
@@ -201,6 +202,10 @@ class Step {
   void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                              int peer);
   void track_collective(MPI_Request r, RecvBlocks blocks, bool persistent);
+  // A collective's contribution against the recorded hashes, before its receive blocks are
+  // filled (in place, they are the input); a persistent one's at each MPI_Start(all).
+  void check_contribution(const contribution::Blocks& blocks);
+  void track_contribution(MPI_Request r, contribution::Blocks blocks);
   void complete_one(MPI_Request* r);
   void complete_all(std::int64_t n, MPI_Request* r);
   void complete_index(MPI_Request* r, int index);
@@ -238,6 +243,7 @@ class Step {
   void buf_mismatch(int i, const void* p);
   [[noreturn]] void report_mismatches();
   void hash_send(const void* buf, MPI_Count count, MPI_Datatype type);
+  std::uint64_t hash_of(const void* buf, MPI_Count count, MPI_Datatype type, MPI_Count& bytes);
   void fill_message_slow(void* buf, MPI_Count count, MPI_Datatype type);
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);
@@ -265,8 +271,20 @@ class Step {
   // Made on the first differing input only: most calls never build or free it.
   std::unique_ptr<std::vector<Mismatch>> mismatches_;
   std::uint32_t pending_type_id_ = 0;
+  // The next recorded hash to compare (an MPI_Startall hashes one per started request).
+  std::uint32_t next_send_hash_ = 0;
+  std::uint32_t next_contribution_ = 0;
   std::uint64_t enter_ = 0;       // profile clock ticks when the program called
   std::uint64_t paced_from_ = 0;  // monotonic ns when the program called, if paced
+};
+
+// The communicator facts a collective's contribution depends on, as the replay knows them.
+struct StepComms {
+  Step& s;
+  int rank(MPI_Comm m) { return s.comm(m).rank; }
+  bool inter(MPI_Comm m) { return s.comm(m).inter; }
+  std::int64_t send_peers(MPI_Comm m, bool neighbor);
+  MPI_Aint extent(MPI_Datatype t) { return s.replayer().types().extent(t); }
 };
 
 }  // namespace encore::replay

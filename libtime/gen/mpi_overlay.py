@@ -177,8 +177,11 @@ HOOKS = [
     (r"MPI_(Wait|Test)some", None,
      "c.complete_some(array_of_requests_in, incount, *outcount, array_of_indices, "
      "array_of_statuses);"),
-    (r"MPI_Start", None, "c.start(request_in);"),
-    (r"MPI_Startall", None, "c.start_all(count, array_of_requests_in);"),
+    # A persistent collective's contribution is hashed before the start: in place, the call
+    # may overwrite it.
+    (r"MPI_Start", "c.start_contributions(&request_in, 1);", "c.start(request_in);"),
+    (r"MPI_Startall", "c.start_contributions(array_of_requests_in, count);",
+     "c.start_all(count, array_of_requests_in);"),
     (r"MPI_Request_free", None, "c.release(request_in);"),
     (r"MPI_Type_commit", None, "c.define_datatype(datatype_in);"),
     (r"MPI_Comm_get_attr", None, "c.attribute_value(comm_keyval, attribute_val, *flag);"),
@@ -286,6 +289,53 @@ _COLL_LAYOUTS = {
     "Neighbor_alltoallv": "layout::blocks_v(c, recvbuf, recvcounts, rdispls, recvtype, comm, true)",
     "Neighbor_alltoallw": "layout::blocks_w(c, recvbuf, recvcounts, rdispls, recvtypes, comm, true)",
 }
+
+
+# What each collective hands over as this rank's input (collective_contribution.hpp), hashed by
+# libdump and checked by libreplay: (call in encore::contribution, the parameter whose
+# MPI_IN_PLACE makes the input part of the receive buffer, which the call overwrites, so
+# libdump hashes it before the call; None when that cannot happen or leaves nothing to hash).
+_CONTRIBUTIONS = {
+    "Bcast": ("bcast(X, buffer, count, datatype, root, comm)", None),
+    "Reduce": ("reduce(X, sendbuf, recvbuf, count, datatype, root, comm)", "sendbuf"),
+    "Allreduce": ("reduction(X, sendbuf, recvbuf, count, datatype)", "sendbuf"),
+    "Scan": ("reduction(X, sendbuf, recvbuf, count, datatype)", "sendbuf"),
+    "Exscan": ("reduction(X, sendbuf, recvbuf, count, datatype)", "sendbuf"),
+    "Reduce_scatter_block": ("reduce_scatter_block(X, sendbuf, recvbuf, recvcount, datatype, comm)",
+                             "sendbuf"),
+    "Reduce_scatter": ("reduce_scatter(X, sendbuf, recvbuf, recvcounts, datatype, comm)", "sendbuf"),
+    "Gather": ("gather(X, sendbuf, sendcount, sendtype, root, comm)", None),
+    "Gatherv": ("gather(X, sendbuf, sendcount, sendtype, root, comm)", None),
+    "Scatter": ("scatter(X, sendbuf, sendcount, sendtype, root, comm)", None),
+    "Scatterv": ("scatterv(X, sendbuf, sendcounts, displs, sendtype, root, comm)", None),
+    "Allgather": ("allgather(X, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)",
+                  "sendbuf"),
+    "Allgatherv": ("allgatherv(X, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, "
+                   "recvtype, comm)", "sendbuf"),
+    "Alltoall": ("alltoall(X, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)",
+                 "sendbuf"),
+    "Alltoallv": ("alltoallv(X, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, "
+                  "rdispls, recvtype, comm)", "sendbuf"),
+    "Alltoallw": ("alltoallw(X, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, "
+                  "rdispls, recvtypes, comm)", "sendbuf"),
+    "Neighbor_allgather": ("neighbor_allgather(X, sendbuf, sendcount, sendtype)", None),
+    "Neighbor_allgatherv": ("neighbor_allgather(X, sendbuf, sendcount, sendtype)", None),
+    "Neighbor_alltoall": ("neighbor_alltoall(X, sendbuf, sendcount, sendtype, comm)", None),
+    "Neighbor_alltoallv": ("neighbor_alltoallv(X, sendbuf, sendcounts, sdispls, sendtype, comm)",
+                           None),
+    "Neighbor_alltoallw": ("neighbor_alltoallw(X, sendbuf, sendcounts, sdispls, sendtypes, comm)",
+                           None),
+}
+
+
+def contribution(name, ctx):
+    """(C++ expression of the call's contribution blocks with context `ctx`, in-place parameter
+    or None) for a collective that has one, else None."""
+    coll = collective_kind(name)
+    if not coll or coll[0] not in _CONTRIBUTIONS:
+        return None
+    expr, in_place = _CONTRIBUTIONS[coll[0]]
+    return ("contribution::" + expr.replace("X,", ctx + ",", 1), in_place)
 
 
 def base_name(name):
@@ -457,11 +507,29 @@ def hooks(name):
     coll = collective_kind(name)
     if coll and coll[0] in _COLL_LAYOUTS:
         layout = _COLL_LAYOUTS[coll[0]]
+        pre, hashed = _contribution_hooks(name, coll[1])
         if coll[1] == "blocking":
             # One block needs no layout vector (an allocation per call).
             if layout.startswith("layout::whole(c, "):
-                return (None, f"c.capture_whole({layout[len('layout::whole(c, '):]};")
-            return (None, f"c.capture({layout});")
+                return (pre, f"{hashed}c.capture_whole({layout[len('layout::whole(c, '):]};")
+            return (pre, f"{hashed}c.capture({layout});")
         persistent = "true" if coll[1] == "persistent" else "false"
-        return (None, f"c.track_collective(*request, {layout}, {persistent});")
+        return (pre, f"{hashed}c.track_collective(*request, {layout}, {persistent});")
     return (None, None)
+
+
+def _contribution_hooks(name, mode):
+    """(pre statement or None, post statement prefix) hashing a collective's contribution: at
+    the call (blocking, nonblocking: before it when in place, as the call overwrites that input),
+    or kept with the request and hashed at each MPI_Start (persistent)."""
+    contrib = contribution(name, "ctx")
+    if not contrib:
+        return (None, "")
+    expr, in_place = contrib
+    scope = "{ CallComms ctx{c}; "
+    if mode == "persistent":
+        return (None, f"{scope}c.track_contribution(*request, {expr}); }} ")
+    if not in_place:
+        return (None, f"{scope}c.contribute({expr}); }} ")
+    return (f"if ({in_place} == MPI_IN_PLACE) {scope}c.contribute_before({expr}); }}",
+            f"if ({in_place} != MPI_IN_PLACE) {scope}c.contribute({expr}); }} ")

@@ -115,10 +115,16 @@ def hook(name):
     coll = overlay.collective_kind(name)
     if coll and coll[0] in overlay._COLL_LAYOUTS:
         layout = overlay._COLL_LAYOUTS[coll[0]].replace("layout::", "rlayout::").replace("(c,", "(s,")
+        # The contribution first: in place it is the receive buffer, which the fill overwrites.
+        contrib = overlay.contribution(name, "ctx")
+        check = ""
+        if contrib:
+            call = "track_contribution(*request, " if coll[1] == "persistent" else "check_contribution("
+            check = f"{{ StepComms ctx{{s}}; s.{call}{contrib[0]}); }} "
         if coll[1] == "blocking":
-            return f"s.fill({layout});"
+            return f"{check}s.fill({layout});"
         persistent = "true" if coll[1] == "persistent" else "false"
-        return f"s.track_collective(*request, {layout}, {persistent});"
+        return f"{check}s.track_collective(*request, {layout}, {persistent});"
     return None
 
 

@@ -21,6 +21,7 @@ std::size_t extra_size(const Event& ev) {
     n += 1 + uvarint_size(p.slot) + uvarint_size(p.datatype) + uvarint_size(p.count) +
          uvarint_size(p.bytes);
   for (const auto& h : ev.send_hashes) n += 1 + 8 + uvarint_size(h.bytes);
+  for (const auto& h : ev.contribution_hashes) n += 1 + 8 + uvarint_size(h.bytes);
   if (ev.callsite) n += 1 + uvarint_size(*ev.callsite);
   if (!ev.counters.empty()) {
     n += 1 + uvarint_size(ev.counters.size());
@@ -170,8 +171,8 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
   // arguments with the extras flag cleared, once the references are seen to end the body
   // (else, e.g. varints longer than needed, the general walk below).
   if (counters.empty() && ev.signatures.empty() && ev.send_hashes.empty() && !ev.callsite &&
-      ev.counters.empty() && ev.stall_ns == 0 && ev.first_read_ns == 0 &&
-      (flags & event_format::kHasExtras)) {
+      ev.contribution_hashes.empty() && ev.counters.empty() && ev.stall_ns == 0 &&
+      ev.first_read_ns == 0 && (flags & event_format::kHasExtras)) {
     if (const std::size_t args_end = payload_refs_start(body, ev); args_end > 0) {
       copy_short(out, body.data(), args_end);
       out[0] =
@@ -180,7 +181,8 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
     }
   }
   std::size_t args_end = body.size();
-  // Kept extras (send hashes, call site) as [begin, end) ranges of `body`: at most a few.
+  // Kept extras (send and contribution hashes, call site) as [begin, end) ranges of `body`: at
+  // most a few (more, e.g. an MPI_Alltoallv's blocks: 0, the caller encodes the Event).
   std::size_t kept[8][2];
   std::size_t n_kept = 0;
   if (flags & event_format::kHasExtras) {
@@ -189,7 +191,7 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
     args_end = body.size() - extras;
     ExtrasWalk w(body, args_end);
     std::size_t payloads = 0, hashes = 0, signatures = 0, callsites = 0, counter_sets = 0,
-                stalls = 0, first_reads = 0;
+                stalls = 0, first_reads = 0, contributions = 0;
     for (;;) {
       const std::size_t item = w.pos();
       std::uint64_t tag = 0;
@@ -203,7 +205,8 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
               callsites != (ev.callsite ? 1u : 0u) ||
               counter_sets != (ev.counters.empty() ? 0u : 1u) ||
               stalls != (ev.stall_ns != 0 ? 1u : 0u) ||
-              first_reads != (ev.first_read_ns != 0 ? 1u : 0u))
+              first_reads != (ev.first_read_ns != 0 ? 1u : 0u) ||
+              contributions != ev.contribution_hashes.size())
             return 0;
           break;
         case Extra::payload:
@@ -239,6 +242,11 @@ std::size_t copy_body_new_extras(std::span<const std::byte> body, const Event& e
         case Extra::first_read:  // the capture's, not the derived trace's: dropped
           ++first_reads;
           ok = w.skip(1);
+          break;
+        case Extra::contribution_hash:
+          ++contributions;
+          keep = true;
+          ok = w.bytes(8) && w.skip(1);
           break;
         default:
           return 0;

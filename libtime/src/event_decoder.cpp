@@ -243,6 +243,13 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
       case Extra::first_read:
         ev.first_read_ns += in.read_uvarint();
         break;
+      case Extra::contribution_hash: {
+        SendHash h;
+        h.hash = in.read_u64();
+        h.bytes = in.read_uvarint();
+        ev.contribution_hashes.push_back(h);
+        break;
+      }
       default:
         throw Error("unknown extra tag " + std::to_string(static_cast<unsigned>(tag)));
     }
@@ -255,6 +262,7 @@ void read_extras(ByteReader& in, std::uint64_t& payload_offset, Event& ev) {
   ev.attribute.reset();
   ev.neighbours.reset();
   ev.first_read_ns = 0;
+  ev.contribution_hashes.clear();
 }
 
 // The extras a point-to-point call carries, and the others only when some were read.

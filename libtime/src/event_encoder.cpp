@@ -106,7 +106,8 @@ void put_arg(ByteWriter& w, Role role, const ArgValue& a, const Event& ev, const
 bool has_extras(const Event& e) {
   return !e.payloads.empty() || !e.send_hashes.empty() || !e.signatures.empty() ||
          e.callsite.has_value() || !e.counters.empty() || e.stall_ns != 0 ||
-         e.attribute.has_value() || e.neighbours.has_value() || e.first_read_ns != 0;
+         e.attribute.has_value() || e.neighbours.has_value() || e.first_read_ns != 0 ||
+         !e.contribution_hashes.empty();
 }
 
 void put_extras(ByteWriter& w, const Event& e) {
@@ -150,6 +151,11 @@ void put_extras(ByteWriter& w, const Event& e) {
   if (e.first_read_ns != 0) {
     tag(Extra::first_read);
     w.put_uvarint(e.first_read_ns);
+  }
+  for (const auto& h : e.contribution_hashes) {
+    tag(Extra::contribution_hash);
+    w.put_u64(h.hash);
+    w.put_uvarint(h.bytes);
   }
   if (e.attribute) {
     tag(Extra::attribute);

@@ -60,6 +60,7 @@ void copy_template(const Event& t, Event& out) {
     out.attribute = t.attribute;
     out.neighbours = t.neighbours;
     out.first_read_ns = t.first_read_ns;
+    out.contribution_hashes = t.contribution_hashes;
   }
   out.stale = (out.stale & ~(mask | extras)) | (t.stale & (mask | extras));
   out.stale_requests = (out.stale_requests & ~mask) | (t.stale_requests & mask);

@@ -279,6 +279,8 @@ std::string describe_args(const Event& ev) {
   }
   for (const SendHash& h : ev.send_hashes)
     add(fmt::format("sent {}B hash={:016x}", h.bytes, h.hash));
+  for (const SendHash& h : ev.contribution_hashes)
+    add(fmt::format("contributed {}B hash={:016x}", h.bytes, h.hash));
   if (ev.attribute) add(fmt::format("value={}", *ev.attribute));
   if (const auto& n = ev.neighbours) {
     const auto ints = [](const std::vector<std::int64_t>& v) {

@@ -25,7 +25,9 @@ def show_calls(trace, *args, check=True):
             # a stall is the capture's wait for buffer space, or the replay's time not running.
             # A call without arguments (MPI_Finalize) has the stall as its whole text.
             text = re.sub(r"(^|\s)stall=\S+$", "", m.group(4))
-            calls.append((m.group(1), m.group(2), m.group(3), re.sub(r" recv (\[\d+\])?\d.*$", "", text)))
+            # The received data (one token) and the first read go; contributions stay.
+            text = re.sub(r" recv (\[\d+\])?\d\S*", "", text)
+            calls.append((m.group(1), m.group(2), m.group(3), re.sub(r" first_read=\S+", "", text)))
     return calls
 
 

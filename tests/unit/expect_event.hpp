@@ -81,6 +81,11 @@ inline void expect_same_event(const Event& a, const Event& b, BuiltReference bui
     EXPECT_EQ(a.send_hashes[k].hash, b.send_hashes[k].hash);
     EXPECT_EQ(a.send_hashes[k].bytes, b.send_hashes[k].bytes);
   }
+  ASSERT_EQ(a.contribution_hashes.size(), b.contribution_hashes.size());
+  for (std::size_t k = 0; k < a.contribution_hashes.size(); ++k) {
+    EXPECT_EQ(a.contribution_hashes[k].hash, b.contribution_hashes[k].hash);
+    EXPECT_EQ(a.contribution_hashes[k].bytes, b.contribution_hashes[k].bytes);
+  }
   ASSERT_EQ(a.signatures.size(), b.signatures.size());
   for (std::size_t k = 0; k < a.signatures.size(); ++k) {
     EXPECT_EQ(a.signatures[k].datatype, b.signatures[k].datatype);

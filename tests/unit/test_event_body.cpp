@@ -46,6 +46,8 @@ std::vector<Event> sample_events() {
       e.payloads.push_back({1, 2, 1, 0, 0});
     }
     if (id % 6 == 0) e.send_hashes.push_back({0xfedcba9876543210ULL ^ id, 200 + id});
+    // Kept like send hashes (format 1.4).
+    if (id % 10 == 0) e.contribution_hashes.push_back({0x1111222233334444ULL ^ id, 64});
     if (id % 3 == 0) e.callsite = id * 1000;
     if (id % 5 == 0) e.counters = {1, 1u << 20, id};
     if (id % 7 == 0) e.stall_ns = 12345;
@@ -155,6 +157,7 @@ TEST_F(EventBodyTest, ReaderSaysWhereTheExtrasStart) {
     bare.counters.clear();
     bare.stall_ns = 0;
     bare.first_read_ns = 0;
+    bare.contribution_hashes.clear();
     bare.attribute.reset();
     bare.neighbours.reset();
     std::vector<std::byte> out(body.size(), std::byte{0x42});
@@ -208,6 +211,17 @@ TEST_F(EventBodyTest, BodiesNotLaidOutAsTheEventSaysAreRefused) {
   EXPECT_FALSE(copy_body_new_extras(body, e, c, out));
   EXPECT_FALSE(copy_body_new_extras(std::span(body).first(1), e, {}, out));
   EXPECT_EQ(out.size(), 1u);
+  // More kept extras than the copy has room to note (an MPI_Alltoallv's contribution blocks,
+  // format 1.4) with a payload to drop: refused, for the caller to encode the event.
+  Event many = e;
+  many.payloads.push_back({0, 2, 1, 0, 0});
+  for (std::uint64_t i = 0; i < 9; ++i) many.contribution_hashes.push_back({i, 64});
+  EXPECT_FALSE(copy_body_new_extras(encoded(many), many, {}, out));
+  many.contribution_hashes.resize(7);  // with the call site, eight: copied, payload dropped
+  ASSERT_TRUE(copy_body_new_extras(encoded(many), many, {}, out));
+  Event kept = many;
+  kept.payloads.clear();
+  EXPECT_EQ(std::vector<std::byte>(out.begin() + 1, out.end()), encoded(kept));
 }
 
 TEST_F(EventBodyTest, ExtrasFlagFollowsWhatIsLeft) {

@@ -39,7 +39,8 @@ enum Extras : unsigned {
   kAttribute = 128,
   kNeighbours = 256,
   kWeighted = 512,
-  kFirstRead = 1024,  // format 1.3
+  kFirstRead = 1024,     // format 1.3
+  kContribution = 2048,  // format 1.4
 };
 
 struct Template {
@@ -74,6 +75,9 @@ const std::vector<Template>& templates() {
       {fn::Waitany, 0, kPayload, false},
       {fn::Allreduce, 0, kPayload | kSignature, false},
       {fn::Reduce, 0, kPayload | kSignature | kFirstRead, false},
+      {fn::Allreduce, 0, kPayload | kContribution, false},
+      {fn::Alltoallv, 0, kContribution | kCallsite, false},
+      {fn::Startall, 0, kContribution, false},
       {fn::Barrier, 0, kCounters | kStall, false},
       {fn::Barrier, 0, 0, false},
       {fn::Comm_split, 0, kSignature, false},
@@ -108,6 +112,10 @@ Event make(const Template& t, std::uint64_t index, std::int64_t seed) {
   if (t.extras & kSignature) e.signatures.push_back({12, 8, {{4, 2}, {8, 1 + s}}});
   if (t.extras & kAttribute) e.attribute = -static_cast<std::int64_t>(s) - 1;
   if (t.extras & kFirstRead) e.first_read_ns = 9000000 + s;
+  if (t.extras & kContribution) {
+    e.contribution_hashes.push_back({0x0123456789abcdefULL ^ static_cast<std::uint64_t>(s), 64});
+    if (s % 2) e.contribution_hashes.push_back({~static_cast<std::uint64_t>(s), 1u << 20});
+  }
   if (t.extras & kNeighbours) {
     NeighbourLists n;
     n.weighted = (t.extras & kWeighted) != 0;

@@ -39,6 +39,8 @@ struct RankStats {
   std::uint64_t payloads = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t sends = 0;
+  std::uint64_t contributed_bytes = 0;  // collectives' hashed inputs (format 1.4)
+  std::uint64_t contributions = 0;
   std::uint64_t overhead_ns = 0;
   std::uint64_t stall_ns = 0;
   std::uint64_t stalls = 0;
@@ -59,6 +61,8 @@ struct RankStats {
     payloads += o.payloads;
     bytes_sent += o.bytes_sent;
     sends += o.sends;
+    contributed_bytes += o.contributed_bytes;
+    contributions += o.contributions;
     overhead_ns += o.overhead_ns;
     stall_ns += o.stall_ns;
     stalls += o.stalls;
@@ -112,6 +116,8 @@ RankStats collect(const Trace& t, std::uint32_t rank) {
     s.payloads += ev.payloads.size();
     for (const auto& h : ev.send_hashes) s.bytes_sent += h.bytes;
     s.sends += ev.send_hashes.size();
+    for (const auto& h : ev.contribution_hashes) s.contributed_bytes += h.bytes;
+    s.contributions += ev.contribution_hashes.size();
     s.overhead_ns += ev.overhead_ns;
     if (ev.stall_ns != 0) {
       s.stall_ns += ev.stall_ns;
@@ -171,6 +177,8 @@ nlohmann::json to_json(const RankStats& s, bool total, const CallsiteNames* name
   j["payloads"] = s.payloads;
   j["bytes_sent"] = s.bytes_sent;
   j["sends"] = s.sends;
+  j["contributed_bytes"] = s.contributed_bytes;
+  j["contributions"] = s.contributions;
   j["overhead_ns"] = s.overhead_ns;
   j["stall_ns"] = s.stall_ns;
   j["stalls"] = s.stalls;
@@ -212,6 +220,9 @@ void print_text(const RankStats& s, const std::string& title, const CallsiteName
   fmt::print("  data: received {} ({} B) in {} payloads, sent {} ({} B) in {} hashed sends\n",
              format_bytes(s.bytes_received), s.bytes_received, s.payloads,
              format_bytes(s.bytes_sent), s.bytes_sent, s.sends);
+  if (s.contributions != 0)
+    fmt::print("  contributed to collectives: {} ({} B) in {} hashed blocks\n",
+               format_bytes(s.contributed_bytes), s.contributed_bytes, s.contributions);
   if (s.first_reads != 0)
     fmt::print("  first reads of received data: {} in {} calls (in the MPI time)\n",
                format_duration(s.first_read_ns), s.first_reads);

@@ -96,6 +96,10 @@ struct Event {
   std::vector<ArgValue> args;
   std::vector<PayloadRef> payloads;
   std::vector<SendHash> send_hashes;
+  // Since format 1.4: a collective's own input, one hash per non-empty block (the send buffer,
+  // or with MPI_IN_PLACE the part of the receive buffer that was the input). Not bytes sent to
+  // a peer: models and stats that count sends read send_hashes only.
+  std::vector<SendHash> contribution_hashes;
   std::vector<DatatypeSignature> signatures;
   std::optional<std::uint64_t> callsite;
   std::vector<std::uint64_t> counters;

@@ -17,7 +17,8 @@ namespace encore {
 
 // Appends to `out` the event `body` (one event's body bytes, as RankEventReader::last_body()
 // gives them; `ev` is what they decode to) with its extras rewritten: send hashes and the
-// call site are kept, payloads, datatype signatures, counters and stalls dropped, and
+// call site are kept (and since 1.4 contribution hashes), payloads, datatype signatures,
+// counters, stalls and first reads dropped, and
 // `counters` (if not empty) added. Returns false, `out` unchanged, when the bytes are not laid
 // out as `ev` says (e.g. a writer with non-minimal varints): then encode the event instead.
 bool copy_body_new_extras(std::span<const std::byte> body, const Event& ev,

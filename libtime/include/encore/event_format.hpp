@@ -128,6 +128,12 @@ enum class Extra : std::uint8_t {
   // before copying them; see doc/trace-format.md). Part of the call's duration, not of the
   // transfer: models add it after the transfer ends, fits leave it out.
   first_read = 9,
+  // Since 1.4. One block of a collective's contribution (what this rank hands the collective as
+  // its input: the send buffer, or with MPI_IN_PLACE the input part of the receive buffer):
+  // XXH3-64 of it packed in type-signature order, 8 bytes LE, then uvarint byte length. One
+  // per non-empty block, in the order doc/trace-format.md gives; on MPI_Start(all) for a
+  // persistent collective. Kept apart from send_hash: it is not a message to one peer.
+  contribution_hash = 10,
 };
 
 inline constexpr std::uint8_t kNeighboursWeighted = 1;

@@ -12,7 +12,7 @@ namespace encore {
 
 inline constexpr std::uint16_t kFormatMajor = 1;
 // 1.1: attribute values, dist-graph neighbours; 1.2: repeated failed polls
-inline constexpr std::uint16_t kFormatMinor = 3;
+inline constexpr std::uint16_t kFormatMinor = 4;
 inline constexpr std::size_t kFileHeaderSize = 32;
 // "ENCSTRM" followed by a NUL byte.
 inline constexpr char kStreamMagic[8] = {'E', 'N', 'C', 'S', 'T', 'R', 'M', '\0'};
