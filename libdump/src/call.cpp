@@ -341,8 +341,22 @@ ENCORE_HOT std::span<const std::byte> packed(const void* buf, MPI_Count count, M
 
 void Call::hash_send_typed(const void* buf, MPI_Count count, MPI_Datatype type, TypeInfo& t,
                            event_format::Extra tag) {
-  const auto data = packed(buf, count, type, t, ts_->pack_buf);
+  auto data = packed(buf, count, type, t, ts_->pack_buf);
   if (data.size() > kLightBytes || !t.contiguous) heavy_ = true;
+  if (rec_->convert_payload) {
+    // Hashed in the byte order the payloads are written in, as a replay on a host of that
+    // order sees the data (trace-format.md). Without a signature it cannot be: no hash.
+    if (t.signature.empty() || data.empty()) return;
+    heavy_ = true;
+    if (data.data() != ts_->pack_buf.data()) ts_->pack_buf.assign(data.begin(), data.end());
+    const std::span<std::byte> mut(ts_->pack_buf.data(), data.size());
+    try {
+      swap_elements(mut, t.signature);
+    } catch (const std::exception&) {
+      return;  // an element size with no defined conversion
+    }
+    data = mut;
+  }
   const std::uint64_t hash = XXH3_64bits(data.data(), data.size());
   // After the PMPI call (the usual case) the event's fixed part is written: the hash goes
   // straight in. One taken before it (MPI_Sendrecv_replace overwrites its buffer) waits for

@@ -322,7 +322,7 @@ class Call {
       return;
     TypeInfo& t = rec_->types.info(type);
     const auto bytes = static_cast<std::size_t>(count * t.size);
-    if (t.contiguous && bytes <= kLightBytes && t2_) [[likely]] {
+    if (t.contiguous && bytes <= kLightBytes && t2_ && !rec_->convert_payload) [[likely]] {
       const std::byte* data = static_cast<const std::byte*>(buf) + t.true_lb;
       // A constant length lets the compiler drop XXH3's dispatch on it: the 8-byte message
       // (a double, a long) is the common tiny one. The same hash either way.

@@ -51,7 +51,8 @@ class LightCall {
     r->flags = RawTimes::kLight | ts_->prev_flags;
     if (rec->options.send_hashes && count > 0 && buf != MPI_IN_PLACE && dest != MPI_PROC_NULL) {
       const auto bytes = static_cast<std::size_t>(count * t.size);
-      if (!t.contiguous || bytes > Call::kLightBytes) [[unlikely]]
+      // Hashed in another byte order (convert_payload): Call::hash_send_typed's work.
+      if (!t.contiguous || bytes > Call::kLightBytes || rec->convert_payload) [[unlikely]]
         return give_up();
       const std::byte* data = static_cast<const std::byte*>(buf) + t.true_lb;
       if (bytes >= 4 && bytes <= 8) [[likely]] {
@@ -261,7 +262,7 @@ class LightCall {
     bool heavy = false;
     if (rec->options.send_hashes && count > 0 && buf != MPI_IN_PLACE && dest != MPI_PROC_NULL) {
       const auto bytes = static_cast<std::size_t>(count * t.size);
-      if (!t.contiguous || bytes > 0xffffffffu) [[unlikely]]
+      if (!t.contiguous || bytes > 0xffffffffu || rec->convert_payload) [[unlikely]]
         return give_up();
       r.word = XXH3_64bits(static_cast<const std::byte*>(buf) + t.true_lb, bytes);
       r.bytes = static_cast<std::uint32_t>(bytes);

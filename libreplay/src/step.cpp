@@ -267,9 +267,16 @@ CommState& Step::comm(MPI_Comm c) {
 
 // Data ------------------------------------------------------------------------------------------
 
-std::uint64_t Step::hash_of(const void* buf, MPI_Count count, MPI_Datatype type, MPI_Count& bytes) {
+bool Step::hash_of(const void* buf, MPI_Count count, MPI_Datatype type, std::uint64_t& hash,
+                   MPI_Count& bytes) {
   try {
-    return rep_->types().engine().hash_packed(buf, count, type, bytes);
+    // Hashes are of the data in the byte order of the rank's payload stream: in the other
+    // order than this host's, the data is converted first (or, if it cannot be, not checked).
+    if (rep_->payload_swapped()) [[unlikely]]
+      return rep_->types().engine().hash_packed_swapped(buf, count, type, rep_->scratch(), hash,
+                                                        bytes);
+    hash = rep_->types().engine().hash_packed(buf, count, type, bytes);
+    return true;
   } catch (const std::exception& e) {
     rep_->fail(fmt::format("event {}: {}", rep_->index(), e.what()));
   }
@@ -280,7 +287,8 @@ void Step::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
   const auto& hashes = ev_->send_hashes;
   const SendHash& h = hashes[std::min<std::size_t>(next_send_hash_++, hashes.size() - 1)];
   MPI_Count bytes = 0;
-  const std::uint64_t mine = hash_of(buf, count, type, bytes);
+  std::uint64_t mine = 0;
+  if (!hash_of(buf, count, type, mine, bytes)) return;
   if (next_send_hash_ > hashes.size() || mine != h.hash ||
       static_cast<std::uint64_t>(bytes) != h.bytes) {
     rep_->warn_send_mismatch(fmt::format(
@@ -298,8 +306,9 @@ void Step::check_contribution(const contribution::Blocks& blocks) {
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const contribution::Block& b = blocks[i];
     MPI_Count bytes = 0;
-    const std::uint64_t mine = hash_of(b.base, b.count, b.type, bytes);
+    std::uint64_t mine = 0;
     const std::size_t at = next_contribution_++;
+    if (!hash_of(b.base, b.count, b.type, mine, bytes)) continue;
     if (at >= hashes.size() || hashes[at].hash != mine ||
         hashes[at].bytes != static_cast<std::uint64_t>(bytes)) {
       rep_->warn_contribution_mismatch(fmt::format(

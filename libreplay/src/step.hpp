@@ -243,7 +243,9 @@ class Step {
   void buf_mismatch(int i, const void* p);
   [[noreturn]] void report_mismatches();
   void hash_send(const void* buf, MPI_Count count, MPI_Datatype type);
-  std::uint64_t hash_of(const void* buf, MPI_Count count, MPI_Datatype type, MPI_Count& bytes);
+  // False when the data cannot be hashed as the capture did (not checked then).
+  bool hash_of(const void* buf, MPI_Count count, MPI_Datatype type, std::uint64_t& hash,
+               MPI_Count& bytes);
   void fill_message_slow(void* buf, MPI_Count count, MPI_Datatype type);
   // A differing input: its value, or for arrays a text saying which element.
   void mismatch(int i, std::int64_t value, std::string text);

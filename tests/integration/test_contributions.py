@@ -107,6 +107,27 @@ class Contributions(harness.TempDirTest):
         # hash: both differ here, neither did above.
         self.assertRegex(other.stderr, rf"\b{2 * ROUNDS} sends differed from the recorded run")
 
+    def test_other_byte_order(self):
+        """Hashes are of the data in the payload stream's byte order: recorded big-endian here,
+        the replay converts its own data before hashing, and matches exactly when it sends
+        and contributes the same values."""
+        native, big = self.tmp / "native", self.tmp / "big"
+        harness.record(native, 2, PROGRAM, ROUNDS, 1)
+        harness.record(big, 2, PROGRAM, ROUNDS, 1, options=["--payload-order", "big"])
+        shown = [harness.run([harness.TOOL, "show", "--rank", "0", str(t)]).stdout
+                 for t in (native, big)]
+        hashes = [re.findall(r"(?:contributed|sent) (\d+)B hash=(\w+)", s) for s in shown]
+        self.assertEqual([b for b, _ in hashes[0]], [b for b, _ in hashes[1]])
+        self.assertTrue(all(a != b for (_, a), (_, b) in zip(*hashes)), hashes)
+        same = replay(big, 1)
+        self.assertEqual(same.returncode, 0, same.stderr)
+        self.assertNotIn("differ", same.stderr)
+        other = replay(big, 2)
+        self.assertEqual(other.returncode, 0, other.stderr)
+        calls = sum(len(r0) > 0 for _, r0, _ in EXPECTED) + 1
+        self.assertEqual(differed(other.stderr), calls * ROUNDS, other.stderr)
+        self.assertRegex(other.stderr, rf"\b{2 * ROUNDS} sends differed from the recorded run")
+
     def test_not_hashed_not_checked(self):
         trace = self.tmp / "unhashed"
         harness.record(trace, 2, PROGRAM, ROUNDS, 1, env={"ENCORE_SEND_HASH": "0"})

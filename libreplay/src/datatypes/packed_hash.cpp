@@ -6,6 +6,8 @@
 #include <string>
 
 #include "type_engine.hpp"
+
+#include "encore/byte_order.hpp"
 // Inlined: the library call's dispatch costs as much as hashing a short block.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -52,6 +54,23 @@ std::size_t gather_strided(std::byte* out, const std::byte* src, MPI_Aint len, M
 }  // namespace
 
 void TypeEngine::HashBufferFree::operator()(HashBuffer* b) const noexcept { delete b; }
+
+bool TypeEngine::hash_packed_swapped(const void* inbuf, MPI_Count count, MPI_Datatype type,
+                                     std::vector<std::byte>& scratch, std::uint64_t& hash,
+                                     MPI_Count& bytes) const {
+  const auto runs = signature(type, 4096);
+  if (runs.empty()) return false;
+  scratch.resize(static_cast<std::size_t>(pack_size(count, type)));
+  bytes = pack(inbuf, count, type, scratch.data());
+  scratch.resize(static_cast<std::size_t>(bytes));
+  try {
+    swap_elements(scratch, runs);
+  } catch (const std::exception&) {
+    return false;  // an element size with no defined conversion
+  }
+  hash = xxh3(scratch.data(), scratch.size());
+  return true;
+}
 
 std::uint64_t TypeEngine::hash_packed(const void* inbuf, MPI_Count count, MPI_Datatype type,
                                       MPI_Count& bytes) const {

@@ -131,6 +131,13 @@ class TypeEngine {
   // packed size. The check of every replayed send with a derived type.
   std::uint64_t hash_packed(const void* inbuf, MPI_Count count, MPI_Datatype type,
                             MPI_Count& bytes) const;
+  // The same hash of the packed bytes in the other byte order (each element reversed by the
+  // type's signature, packed into `scratch` first): what a capture on a host of that order,
+  // or one writing its payloads in it, hashed. False when the type's elements cannot be
+  // converted (no signature, or sizes other than 1, 2, 4, 8, 16 bytes).
+  bool hash_packed_swapped(const void* inbuf, MPI_Count count, MPI_Datatype type,
+                           std::vector<std::byte>& scratch, std::uint64_t& hash,
+                           MPI_Count& bytes) const;
   MPI_Count pack_external_size(MPI_Count count, MPI_Datatype type) const;
   MPI_Count pack_external(const void* inbuf, MPI_Count count, MPI_Datatype type,
                           std::byte* out) const;
