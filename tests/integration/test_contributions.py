@@ -128,6 +128,29 @@ class Contributions(harness.TempDirTest):
         self.assertEqual(differed(other.stderr), calls * ROUNDS, other.stderr)
         self.assertRegex(other.stderr, rf"\b{2 * ROUNDS} sends differed from the recorded run")
 
+    def test_intercommunicator(self):
+        """On an intercommunicator the root side is the rank passing MPI_ROOT; the other rank
+        of its group (none here) and the root of MPI_Reduce and MPI_Gather contribute nothing."""
+        program = os.path.join(PROGRAMS, "test_intercomm")
+        trace = self.tmp / "inter"
+        harness.record(trace, 2, program, 1)
+        want = {0: [("MPI_Bcast", [32]), ("MPI_Reduce", []), ("MPI_Allreduce", [32]),
+                    ("MPI_Gather", [32]), ("MPI_Scatter", [32]), ("MPI_Allgather", [32]),
+                    ("MPI_Alltoall", [32]), ("MPI_Barrier", [])],
+                1: [("MPI_Bcast", []), ("MPI_Reduce", [32]), ("MPI_Allreduce", [32]),
+                    ("MPI_Gather", []), ("MPI_Scatter", []), ("MPI_Allgather", [32]),
+                    ("MPI_Alltoall", [32]), ("MPI_Barrier", [])]}
+        for rank in (0, 1):
+            self.assertEqual(contributions(trace, rank), want[rank], f"rank {rank}")
+            args = [harness.TOOL, "replay", "--rank", str(rank), str(trace), "--", program]
+            same = harness.run(args + ["1"], check=False, timeout=120)
+            self.assertEqual(same.returncode, 0, same.stderr)
+            self.assertNotIn("differ", same.stderr)
+            other = harness.run(args + ["2"], check=False, timeout=120)
+            self.assertEqual(other.returncode, 0, other.stderr)
+            self.assertEqual(differed(other.stderr), sum(len(b) > 0 for _, b in want[rank]),
+                             other.stderr)
+
     def test_not_hashed_not_checked(self):
         trace = self.tmp / "unhashed"
         harness.record(trace, 2, PROGRAM, ROUNDS, 1, env={"ENCORE_SEND_HASH": "0"})
