@@ -67,6 +67,12 @@ ReplayOptions ReplayOptions::from_environment() {
   }
   o.rank = static_cast<std::uint32_t>(r);
   o.wtime_recorded = get("ENCORE_REPLAY_WTIME") == "recorded";
+  const std::string data = get("ENCORE_REPLAY_DATA");
+  if (data != "" && data != "warn" && data != "stop") {
+    std::fprintf(stderr, "encore replay: ENCORE_REPLAY_DATA=%s: give warn or stop\n", data.c_str());
+    std::exit(kReplayErrorExit);
+  }
+  o.stop_on_data = data == "stop";
   o.quiet = get("ENCORE_QUIET") == "1";
   o.profile = get("ENCORE_REPLAY_PROFILE");
   o.papi_events = split_event_list(get("ENCORE_PAPI_EVENTS"));
@@ -301,11 +307,24 @@ void Replayer::fail(const std::string& message) {
   std::exit(kReplayErrorExit);
 }
 
+namespace {
+// The warning's text ends "; the replay goes on": not when it stops there.
+std::string stopped_on_data(const std::string& message) {
+  const std::string goes_on = "; the replay goes on";
+  const bool tail = message.size() >= goes_on.size() &&
+                    message.compare(message.size() - goes_on.size(), goes_on.size(), goes_on) == 0;
+  return (tail ? message.substr(0, message.size() - goes_on.size()) : message) +
+         " (ENCORE_REPLAY_DATA=stop)";
+}
+}  // namespace
+
 void Replayer::warn_send_mismatch(const std::string& message) {
+  if (options_.stop_on_data) fail(stopped_on_data(message));
   if (send_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
 }
 
 void Replayer::warn_contribution_mismatch(const std::string& message) {
+  if (options_.stop_on_data) fail(stopped_on_data(message));
   if (contribution_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
 }
 

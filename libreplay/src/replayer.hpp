@@ -30,8 +30,11 @@ struct ReplayOptions {
   std::string trace;            // ENCORE_REPLAY_TRACE
   std::uint32_t rank = 0;       // ENCORE_REPLAY_RANK
   bool wtime_recorded = false;  // ENCORE_REPLAY_WTIME=recorded
-  bool quiet = false;           // ENCORE_QUIET=1
-  std::string profile;          // ENCORE_REPLAY_PROFILE: directory of the replay profile, if any
+  // ENCORE_REPLAY_DATA=stop: data sent or contributed that differs from the recorded run's
+  // stops the replay (exit 86) instead of being reported once and counted.
+  bool stop_on_data = false;
+  bool quiet = false;   // ENCORE_QUIET=1
+  std::string profile;  // ENCORE_REPLAY_PROFILE: directory of the replay profile, if any
   std::vector<std::string> papi_events;  // ENCORE_PAPI_EVENTS: counted into the profile
   bool read_ahead = true;  // ENCORE_REPLAY_READ_AHEAD=0: payload chunks loaded by the calls
   // ENCORE_REPLAY_PROFILE_THREAD=1: the profile's batches written on a thread of its own

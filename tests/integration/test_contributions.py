@@ -107,6 +107,28 @@ class Contributions(harness.TempDirTest):
         # hash: both differ here, neither did above.
         self.assertRegex(other.stderr, rf"\b{2 * ROUNDS} sends differed from the recorded run")
 
+    def test_stop_on_data(self):
+        """--data-differs stop: the first differing input ends the replay (exit 86) with the
+        warning's line, and the profile is readable up to there, marked aborted."""
+        trace = self.tmp / "recorded"
+        harness.record(trace, 2, PROGRAM, ROUNDS, 1)
+        def args(prof, fill):
+            return [harness.TOOL, "replay", "--rank", "0", "--data-differs", "stop", "-o",
+                    str(prof), str(trace), "--", PROGRAM, str(ROUNDS), str(fill)]
+        prof = self.tmp / "prof"
+        out = harness.run(args(prof, 2), check=False, timeout=120)
+        self.assertEqual(out.returncode, 86, out.stderr)
+        self.assertRegex(out.stderr, r"encore replay: event (\d+) \(MPI_Bcast\): the data "
+                                     r"contributed to the collective differs from the recorded "
+                                     r"run \(block 1 of 1, 64 bytes; .*\) \(ENCORE_REPLAY_DATA=stop\)\n")
+        self.assertNotIn("the replay goes on", out.stderr)
+        check = harness.run([harness.TOOL, "check", str(prof)], check=False)
+        self.assertRegex(check.stdout, r"rank 0: .*aborted")
+        shown = harness.run([harness.TOOL, "show", str(prof)], check=False).stdout
+        self.assertNotIn("MPI_Reduce", shown)  # nothing after the Bcast that stopped it
+        same = harness.run(args(self.tmp / "prof2", 1), check=False, timeout=120)
+        self.assertEqual(same.returncode, 0, same.stderr)
+
     def test_other_byte_order(self):
         """Hashes are of the data in the payload stream's byte order: recorded big-endian here,
         the replay converts its own data before hashing, and matches exactly when it sends

@@ -42,6 +42,7 @@ struct ReplayOptions {
   std::int64_t rank = -1;
   std::string profile;
   std::string wtime = "machine";
+  std::string data = "warn";
   std::string papi;
   bool quiet = false;
   std::string neighbours;  // "" none, "auto", or a count
@@ -73,6 +74,7 @@ int replay(const ReplayOptions& o) {
   set_env("ENCORE_REPLAY_TRACE", fs::absolute(o.trace).lexically_normal().string());
   set_env("ENCORE_REPLAY_RANK", std::to_string(o.rank));
   set_env("ENCORE_REPLAY_WTIME", o.wtime);
+  set_env("ENCORE_REPLAY_DATA", o.data);
   if (o.quiet) set_env("ENCORE_QUIET", "1");
   // First on the library path, so a program linked against MPICH loads the replay in its place
   // (and MPICH need not be installed); preloaded too, for programs that link MPI otherwise.
@@ -132,6 +134,12 @@ Subcommand add_replay(CLI::App& parent) {
                   "MPI_Wtime returns this machine's clock (machine, default) or the recorded "
                   "values (recorded: programs that print timings print the same).")
       ->check(CLI::IsMember({"machine", "recorded"}));
+  app->add_option("--data-differs", o->data,
+                  "When the program sends or hands a collective other data than the recorded "
+                  "run did (compared by hash): warn (default: the first one reported, all "
+                  "counted at the end, the replay goes on) or stop (exit 86 there, with the "
+                  "same line: a check that tuned code still computes what it did).")
+      ->check(CLI::IsMember({"warn", "stop"}));
   app->add_flag("--quiet", o->quiet, "No summary from the replay library.");
   app->add_option(
       "--neighbours", o->neighbours,
@@ -150,7 +158,8 @@ Subcommand add_replay(CLI::App& parent) {
   app->prefix_command();
   app->footer(
       "Exit code: that of the program; 86 if the replay stopped (the program diverged from the "
-      "trace, called an MPI function the replay does not support, or went past the end of a "
+      "trace, sent other data with --data-differs stop, called an MPI function the replay does not "
+      "support, or went past the end of a "
       "trace cut short), with one line on stderr saying where; 2 or 3 for bad options or an "
       "unreadable trace.");
   return {app, [o, app] {
