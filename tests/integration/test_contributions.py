@@ -104,8 +104,8 @@ class Contributions(harness.TempDirTest):
                                        r"collective differs from the recorded run \(block 1 of 1, "
                                        r"64 bytes")
         # The round's two persistent sends, started together, each checked against its own
-        # hash: both differ here, neither did above.
-        self.assertRegex(other.stderr, rf"\b{2 * ROUNDS} sends differed from the recorded run")
+        # hash, and its two light sends: all four differ here, none did above.
+        self.assertRegex(other.stderr, rf"\b{4 * ROUNDS} sends differed from the recorded run")
 
     def test_stop_on_data(self):
         """--data-differs stop: the first differing input ends the replay (exit 86) with the
@@ -148,7 +148,7 @@ class Contributions(harness.TempDirTest):
         self.assertEqual(other.returncode, 0, other.stderr)
         calls = sum(len(r0) > 0 for _, r0, _ in EXPECTED) + 1
         self.assertEqual(differed(other.stderr), calls * ROUNDS, other.stderr)
-        self.assertRegex(other.stderr, rf"\b{2 * ROUNDS} sends differed from the recorded run")
+        self.assertRegex(other.stderr, rf"\b{4 * ROUNDS} sends differed from the recorded run")
 
     def test_intercommunicator(self):
         """On an intercommunicator the root side is the rank passing MPI_ROOT; the other rank

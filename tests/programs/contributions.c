@@ -3,7 +3,7 @@
  * hands a collective (send buffers, and in-place receive buffers set just before the call) is
  * made from FILL, so a replay given another FILL contributes other data to each of them. The
  * order of the calls is what test_contributions.py expects. Two persistent sends started by one
- * MPI_Startall end each round. */
+ * MPI_Startall, and a light MPI_Send and MPI_Isend, end each round. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -105,6 +105,15 @@ int main(int argc, char** argv) {
     MPI_Waitall(2, q, st);
     MPI_Request_free(&q[0]);
     MPI_Request_free(&q[1]);
+    /* And the light sends: 8 bytes blocking, 32 nonblocking (their own capture paths). */
+    if (rank == 0) {
+      MPI_Send(a, 1, d, 1, 9, w);
+      MPI_Isend(a + 1, 4, d, 1, 10, w, &q[0]);
+      MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(b, 1, d, 0, 9, w, MPI_STATUS_IGNORE);
+      MPI_Recv(b + 1, 4, d, 0, 10, w, MPI_STATUS_IGNORE);
+    }
     MPI_Barrier(w);
     for (int i = 0; i < N; ++i) digest += a[i] + b[i];
   }
