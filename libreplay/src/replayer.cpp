@@ -28,6 +28,14 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
+// The warning's text ends "; the replay goes on": not when it stops there.
+std::string stopped_on_data(const std::string& message) {
+  const std::string goes_on = "; the replay goes on";
+  const bool tail = message.size() >= goes_on.size() &&
+                    message.compare(message.size() - goes_on.size(), goes_on.size(), goes_on) == 0;
+  return (tail ? message.substr(0, message.size() - goes_on.size()) : message) +
+         " (ENCORE_REPLAY_DATA=stop)";
+}
 }  // namespace
 
 ReplayOptions ReplayOptions::from_environment() {
@@ -306,17 +314,6 @@ void Replayer::fail(const std::string& message) {
   std::fprintf(stderr, "encore replay: %s\n", message.c_str());
   std::exit(kReplayErrorExit);
 }
-
-namespace {
-// The warning's text ends "; the replay goes on": not when it stops there.
-std::string stopped_on_data(const std::string& message) {
-  const std::string goes_on = "; the replay goes on";
-  const bool tail = message.size() >= goes_on.size() &&
-                    message.compare(message.size() - goes_on.size(), goes_on.size(), goes_on) == 0;
-  return (tail ? message.substr(0, message.size() - goes_on.size()) : message) +
-         " (ENCORE_REPLAY_DATA=stop)";
-}
-}  // namespace
 
 void Replayer::warn_send_mismatch(const std::string& message) {
   if (options_.stop_on_data) fail(stopped_on_data(message));
