@@ -28,13 +28,9 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
-// The warning's text ends "; the replay goes on": not when it stops there.
-std::string stopped_on_data(const std::string& message) {
-  const std::string goes_on = "; the replay goes on";
-  const bool tail = message.size() >= goes_on.size() &&
-                    message.compare(message.size() - goes_on.size(), goes_on.size(), goes_on) == 0;
-  return (tail ? message.substr(0, message.size() - goes_on.size()) : message) +
-         " (ENCORE_REPLAY_DATA=stop)";
+// A difference in the data: reported once and counted, or (ENCORE_REPLAY_DATA=stop) the end.
+std::string data_outcome(const std::string& what, bool stop) {
+  return what + (stop ? " (ENCORE_REPLAY_DATA=stop)" : "; the replay goes on");
 }
 }  // namespace
 
@@ -315,14 +311,16 @@ void Replayer::fail(const std::string& message) {
   std::exit(kReplayErrorExit);
 }
 
-void Replayer::warn_send_mismatch(const std::string& message) {
-  if (options_.stop_on_data) fail(stopped_on_data(message));
-  if (send_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
+void Replayer::warn_send_mismatch(const std::string& what) {
+  if (options_.stop_on_data) fail(data_outcome(what, true));
+  if (send_mismatches_++ == 0)
+    std::fprintf(stderr, "encore replay: %s\n", data_outcome(what, false).c_str());
 }
 
-void Replayer::warn_contribution_mismatch(const std::string& message) {
-  if (options_.stop_on_data) fail(stopped_on_data(message));
-  if (contribution_mismatches_++ == 0) std::fprintf(stderr, "encore replay: %s\n", message.c_str());
+void Replayer::warn_contribution_mismatch(const std::string& what) {
+  if (options_.stop_on_data) fail(data_outcome(what, true));
+  if (contribution_mismatches_++ == 0)
+    std::fprintf(stderr, "encore replay: %s\n", data_outcome(what, false).c_str());
 }
 
 }  // namespace encore::replay

@@ -174,9 +174,12 @@ class Replayer {
   void drop_request(MPI_Request r);
 
   [[noreturn]] void fail(const std::string& message);
-  void warn_send_mismatch(const std::string& message);
+  // Data sent or contributed that differs from the recorded run (`what`: which event and
+  // call): the first reported, all counted, the replay going on; or with
+  // ENCORE_REPLAY_DATA=stop, fail() there.
+  void warn_send_mismatch(const std::string& what);
   std::uint64_t send_mismatches() const noexcept { return send_mismatches_; }
-  void warn_contribution_mismatch(const std::string& message);
+  void warn_contribution_mismatch(const std::string& what);
   std::uint64_t contribution_mismatches() const noexcept { return contribution_mismatches_; }
 
  private:

@@ -293,7 +293,7 @@ void Step::hash_send(const void* buf, MPI_Count count, MPI_Datatype type) {
       static_cast<std::uint64_t>(bytes) != h.bytes) {
     rep_->warn_send_mismatch(fmt::format(
         "event {} ({}{}): the data sent differs from the recorded run (numerical divergence "
-        "between machines or compilers?); the replay goes on",
+        "between machines or compilers?)",
         rep_->index(), function_table()[id_].name,
         ev_->callsite ? fmt::format(", call site #{}", *ev_->callsite) : ""));
   }
@@ -314,7 +314,7 @@ void Step::check_contribution(const contribution::Blocks& blocks) {
       rep_->warn_contribution_mismatch(fmt::format(
           "event {} ({}{}): the data contributed to the collective differs from the recorded "
           "run (block {} of {}, {} bytes; numerical divergence between machines or "
-          "compilers?); the replay goes on",
+          "compilers?)",
           rep_->index(), function_table()[id_].name,
           ev_->callsite ? fmt::format(", call site #{}", *ev_->callsite) : "", i + 1, blocks.size(),
           bytes));
