@@ -671,6 +671,7 @@ struct CallComms {
   Call& c;
   int rank(MPI_Comm m) { return c.recorder().comm(m).rank; }
   bool inter(MPI_Comm m) { return c.recorder().comm(m).inter; }
+  std::int64_t local_size(MPI_Comm m) { return c.recorder().comm(m).size; }
   std::int64_t send_peers(MPI_Comm m, bool neighbor) { return c.send_peers(m, neighbor); }
   MPI_Aint extent(MPI_Datatype t) { return c.recorder().types.info(t).extent; }
 };

@@ -285,6 +285,7 @@ struct StepComms {
   Step& s;
   int rank(MPI_Comm m) { return s.comm(m).rank; }
   bool inter(MPI_Comm m) { return s.comm(m).inter; }
+  std::int64_t local_size(MPI_Comm m) { return s.comm(m).size; }
   std::int64_t send_peers(MPI_Comm m, bool neighbor);
   MPI_Aint extent(MPI_Datatype t) { return s.replayer().types().extent(t); }
 };

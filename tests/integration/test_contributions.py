@@ -151,27 +151,37 @@ class Contributions(harness.TempDirTest):
         self.assertRegex(other.stderr, rf"\b{4 * ROUNDS} sends differed from the recorded run")
 
     def test_intercommunicator(self):
-        """On an intercommunicator the root side is the rank passing MPI_ROOT; the other rank
-        of its group (none here) and the root of MPI_Reduce and MPI_Gather contribute nothing."""
+        """On an intercommunicator the root side is the rank passing MPI_ROOT; the other ranks
+        of its group and the root of MPI_Reduce and MPI_Gather contribute nothing. A
+        reduce-scatter's input is the own group's blocks: on 3 ranks (groups of two and of
+        one) 8 doubles on every rank, where the remote group's size would give 4 or 16."""
         program = os.path.join(PROGRAMS, "test_intercomm")
-        trace = self.tmp / "inter"
-        harness.record(trace, 2, program, 1)
-        want = {0: [("MPI_Bcast", [32]), ("MPI_Reduce", []), ("MPI_Allreduce", [32]),
-                    ("MPI_Gather", [32]), ("MPI_Scatter", [32]), ("MPI_Allgather", [32]),
-                    ("MPI_Alltoall", [32]), ("MPI_Barrier", [])],
-                1: [("MPI_Bcast", []), ("MPI_Reduce", [32]), ("MPI_Allreduce", [32]),
-                    ("MPI_Gather", []), ("MPI_Scatter", []), ("MPI_Allgather", [32]),
-                    ("MPI_Alltoall", [32]), ("MPI_Barrier", [])]}
-        for rank in (0, 1):
-            self.assertEqual(contributions(trace, rank), want[rank], f"rank {rank}")
-            args = [harness.TOOL, "replay", "--rank", str(rank), str(trace), "--", program]
-            same = harness.run(args + ["1"], check=False, timeout=120)
-            self.assertEqual(same.returncode, 0, same.stderr)
-            self.assertNotIn("differ", same.stderr)
-            other = harness.run(args + ["2"], check=False, timeout=120)
-            self.assertEqual(other.returncode, 0, other.stderr)
-            self.assertEqual(differed(other.stderr), sum(len(b) > 0 for _, b in want[rank]),
-                             other.stderr)
+        b, rs = 32, [("MPI_Reduce_scatter_block", [64]), ("MPI_Reduce_scatter", [64])]
+        root_side = [("MPI_Bcast", [b]), ("MPI_Reduce", []), ("MPI_Allreduce", [b]),
+                     ("MPI_Gather", [b]), ("MPI_Scatter", [b]), ("MPI_Allgather", [b])]
+        bystander = [("MPI_Bcast", []), ("MPI_Reduce", []), ("MPI_Allreduce", [b]),
+                     ("MPI_Gather", [b]), ("MPI_Scatter", []), ("MPI_Allgather", [b])]
+        other_side = [("MPI_Bcast", []), ("MPI_Reduce", [b]), ("MPI_Allreduce", [b]),
+                      ("MPI_Gather", []), ("MPI_Scatter", []), ("MPI_Allgather", [b])]
+        # MPI_Alltoall sends N doubles to each member of the remote group.
+        one, two = [("MPI_Alltoall", [b])], [("MPI_Alltoall", [2 * b])]
+        end = rs + [("MPI_Barrier", [])]
+        cases = {2: {0: root_side + one + end, 1: other_side + one + end},
+                 3: {0: root_side + one + end, 1: other_side + two + end,
+                     2: bystander + one + end}}
+        for n, want in cases.items():
+            trace = self.tmp / f"inter{n}"
+            harness.record(trace, n, program, 1)
+            for rank in range(n):
+                self.assertEqual(contributions(trace, rank), want[rank], f"{n} ranks, rank {rank}")
+                args = [harness.TOOL, "replay", "--rank", str(rank), str(trace), "--", program]
+                same = harness.run(args + ["1"], check=False, timeout=120)
+                self.assertEqual(same.returncode, 0, same.stderr)
+                self.assertNotIn("differ", same.stderr)
+                other = harness.run(args + ["2"], check=False, timeout=120)
+                self.assertEqual(other.returncode, 0, other.stderr)
+                self.assertEqual(differed(other.stderr), sum(len(b) > 0 for _, b in want[rank]),
+                                 other.stderr)
 
     def test_not_hashed_not_checked(self):
         trace = self.tmp / "unhashed"

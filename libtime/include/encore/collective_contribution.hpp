@@ -5,11 +5,9 @@
 // One definition for both sides, so the two cannot drift apart.
 //
 // Needs MPICH's <mpi.h> (the includer's). `Ctx` answers the communicator facts the layouts
-// depend on: rank(comm), inter(comm), send_peers(comm, neighbor) (the members, the remote
-// group's size, or the out-degree a rank sends to) and extent(type).
-//
-// Not covered (no blocks, so neither hashed nor checked; doc/trace-format.md says so):
-// MPI_Reduce_scatter(_block) on an intercommunicator.
+// depend on: rank(comm), inter(comm), local_size(comm) (the members of the rank's own group),
+// send_peers(comm, neighbor) (the members, the remote group's size, or the out-degree a rank
+// sends to) and extent(type).
 #pragma once
 
 #include <cstdint>
@@ -102,19 +100,21 @@ Blocks reduce(Ctx& x, const void* sendbuf, const void* recvbuf, MPI_Count count,
   return reduction(x, sendbuf, recvbuf, count, type);
 }
 
+// The send buffer holds the blocks of the rank's own group, also on an intercommunicator
+// (the standard: a group's input vectors hold as many elements as its results; MPICH reduces
+// local_size * recvcount elements there). MPI_IN_PLACE is for intracommunicators only.
 template <class Ctx>
 Blocks reduce_scatter_block(Ctx& x, const void* sendbuf, const void* recvbuf, MPI_Count recvcount,
                             MPI_Datatype type, MPI_Comm comm) {
-  if (x.inter(comm)) return {};
-  return reduction(x, sendbuf, recvbuf, recvcount * x.send_peers(comm, false), type);
+  return reduction(x, sendbuf, recvbuf, recvcount * x.local_size(comm), type);
 }
 
 template <class Ctx, class C>
 Blocks reduce_scatter(Ctx& x, const void* sendbuf, const void* recvbuf, const C* recvcounts,
                       MPI_Datatype type, MPI_Comm comm) {
-  if (x.inter(comm) || !recvcounts) return {};
+  if (!recvcounts) return {};
   MPI_Count total = 0;
-  for (std::int64_t i = 0, n = x.send_peers(comm, false); i < n; ++i)
+  for (std::int64_t i = 0, n = x.local_size(comm); i < n; ++i)
     total += static_cast<MPI_Count>(recvcounts[i]);
   return reduction(x, sendbuf, recvbuf, total, type);
 }
