@@ -96,6 +96,7 @@ class LightCall {
     r->kind = LightTimes::probe;
     r->bits = static_cast<std::uint8_t>((ignored ? event_format::kStatusIgnored : 0) << 4);
     fill(r, id, flag, 0, source, tag, rec->comm_ids.lookup(comm));
+    ts_->recv_helped_at = ts_->events_total();  // the receive of this message need not look
     return true;
   }
 

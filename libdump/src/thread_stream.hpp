@@ -43,7 +43,9 @@ class ThreadStream {
   std::function<void()> on_wait;
   static constexpr std::uint64_t kHelpFrom = 64;
   // A light MPI_Recv helps (LightCall::recv_call) when the thread has published at least
-  // kRecvHelpFrom events since it last did: events_total() when it last helped.
+  // kRecvHelpFrom events since it last did: events_total() when it last helped, or when a probe
+  // last found a message (LightCall::probe: the receive that follows will not wait, and its
+  // look would be one more MPICH probe on the message's path).
   static constexpr std::uint64_t kRecvHelpFrom = 2;
   std::uint64_t recv_helped_at = 0;
   Segment* current_events() const noexcept { return ev_; }
