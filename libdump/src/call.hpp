@@ -341,6 +341,8 @@ class Call {
   // A persistent collective's: kept with its request, hashed before each MPI_Start(all).
   void track_contribution(MPI_Request r, contribution::Blocks blocks);
   void start_contributions(const MPI_Request* r, std::int64_t n);
+  // A probe found its message: the light receive of it need not look first (recv_call).
+  void message_found() noexcept { ts_->recv_helped_at = ts_->events_total(); }
   ENCORE_HOT void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
                                   const MPI_Status* status) {
     (void)count;

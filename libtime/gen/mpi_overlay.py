@@ -155,6 +155,8 @@ HOOKS = [
     (r"MPI_(Send|Bsend|Ssend|Rsend)_init", None,
      "c.track_persistent_send(*request, buf, count, datatype, dest);"),
     (r"MPI_Recv", None, "c.capture_message(buf, count, datatype, status);"),
+    # The receive of the message a blocking probe found will not wait (LightCall::recv_call).
+    (r"MPI_Probe", None, "c.message_found();"),
     (r"MPI_Mrecv", None, "c.capture_message(buf, count, datatype, status);"),
     (r"MPI_Irecv", None, "c.track_message(*request, buf, count, datatype, false);"),
     (r"MPI_Imrecv", None, "c.track_message(*request, buf, count, datatype, false);"),
