@@ -323,7 +323,19 @@ std::span<const std::byte> pack(const void* buf, MPI_Count count, MPI_Datatype t
   PMPI_Pack_size_c(count, type, MPI_COMM_WORLD, &pack_size);
   scratch.resize(static_cast<std::size_t>(pack_size));
   MPI_Count position = 0;
-  PMPI_Pack_c(buf, count, type, scratch.data(), pack_size, &position, MPI_COMM_WORLD);
+  if (buf != MPI_BOTTOM) [[likely]] {
+    PMPI_Pack_c(buf, count, type, scratch.data(), pack_size, &position, MPI_COMM_WORLD);
+  } else {
+    // MPICH's MPI_Pack refuses a null input buffer, and MPI_BOTTOM is one: the same bytes,
+    // from address 1 with the type moved back by a byte.
+    const MPI_Count back = -1;
+    MPI_Datatype moved = MPI_DATATYPE_NULL;
+    if (PMPI_Type_create_hindexed_c(1, &count, &back, type, &moved) == MPI_SUCCESS &&
+        PMPI_Type_commit(&moved) == MPI_SUCCESS)
+      PMPI_Pack_c(reinterpret_cast<const void*>(std::uintptr_t{1}), 1, moved, scratch.data(),
+                  pack_size, &position, MPI_COMM_WORLD);
+    if (moved != MPI_DATATYPE_NULL) PMPI_Type_free(&moved);
+  }
   return {scratch.data(), std::min(bytes, static_cast<std::size_t>(position))};
 }
 
