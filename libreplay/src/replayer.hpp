@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "local_reduction.hpp"
 #include "replay_profile.hpp"
 #include "replay_types.hpp"
 #include <mpi.h>
@@ -161,6 +162,15 @@ class Replayer {
     return op_memo_.valid && op_memo_.handle == o ? op_memo_.id : op_id_slow(o);
   }
   MPI_Op new_op(std::uint32_t id);
+  // A user's operations (MPI_Op_create), which MPI_Reduce_local calls.
+  void set_user_op(MPI_Op o, UserOp f) { user_ops_[static_cast<std::int64_t>(o)] = f; }
+  const UserOp* user_op(MPI_Op o) const {
+    const auto it = user_ops_.find(static_cast<std::int64_t>(o));
+    return it == user_ops_.end() ? nullptr : &it->second;
+  }
+  void forget_user_op(MPI_Op o) { user_ops_.erase(static_cast<std::int64_t>(o)); }
+  // The buffer of MPI_Buffer_attach, which MPI_Buffer_detach hands back.
+  void*& attached_buffer() noexcept { return attached_buffer_; }
   std::int64_t new_handle(std::uint32_t kind_base);
 
   // Requests live in slots reused through a free list and their handles name the slot, so a
@@ -226,6 +236,8 @@ class Replayer {
   std::unordered_map<std::uint32_t, MPI_Comm> comm_by_id_;
   std::unordered_map<std::int64_t, std::uint32_t> datatype_ids_;
   std::unordered_map<std::int64_t, std::uint32_t> op_ids_;
+  std::unordered_map<std::int64_t, UserOp> user_ops_;
+  void* attached_buffer_ = nullptr;
   std::unordered_map<std::int64_t, std::uint32_t> fixed_ids_[3];  // predefined comm, type, op
   // Handles of requests: this base plus the slot (never one of MPICH's predefined handles).
   static constexpr std::int64_t kRequestBase = 0x2c100000;

@@ -1,7 +1,9 @@
 #include "step.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -155,24 +157,32 @@ void Step::engine_failed(const std::exception& e) {
 }
 
 void Step::local_pack(const void* inbuf, MPI_Count incount, MPI_Datatype type, void* outbuf,
-                      MPI_Count position) {
+                      MPI_Count position, bool external) {
   try {
     auto& engine = rep_->types().engine();
-    const MPI_Count bytes = engine.pack_size(incount, type);
+    const MPI_Count bytes =
+        external ? engine.pack_external_size(incount, type) : engine.pack_size(incount, type);
     auto* out = static_cast<std::byte*>(outbuf) + (position - bytes);
-    engine.pack(inbuf, incount, type, out);
+    if (external)
+      engine.pack_external(inbuf, incount, type, out);
+    else
+      engine.pack(inbuf, incount, type, out);
   } catch (const std::exception& e) {
     engine_failed(e);
   }
 }
 
 void Step::local_unpack(const void* inbuf, MPI_Count position, void* outbuf, MPI_Count outcount,
-                        MPI_Datatype type) {
+                        MPI_Datatype type, bool external) {
   try {
     auto& engine = rep_->types().engine();
-    const MPI_Count bytes = engine.pack_size(outcount, type);
+    const MPI_Count bytes =
+        external ? engine.pack_external_size(outcount, type) : engine.pack_size(outcount, type);
     const auto* in = static_cast<const std::byte*>(inbuf) + (position - bytes);
-    engine.unpack(in, outcount, type, outbuf);
+    if (external)
+      engine.unpack_external(in, outcount, type, outbuf);
+    else
+      engine.unpack(in, outcount, type, outbuf);
   } catch (const std::exception& e) {
     engine_failed(e);
   }
@@ -228,7 +238,45 @@ void Step::free_datatype(int i, MPI_Datatype* p) {
 
 void Step::free_op(int i, MPI_Op* p) {
   (void)i;
-  if (p) *p = MPI_OP_NULL;
+  if (!p) return;
+  rep_->forget_user_op(*p);
+  *p = MPI_OP_NULL;
+}
+
+void Step::reduce_local(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype type,
+                        MPI_Op op) {
+  const std::string why =
+      encore::replay::reduce_local(inbuf, inoutbuf, count, type, op, rep_->user_op(op));
+  if (!why.empty()) rep_->fail(fmt::format("event {} (MPI_Reduce_local): {}", rep_->index(), why));
+}
+
+void Step::alloc_mem(MPI_Aint size, void* baseptr) {
+  void* p = std::malloc(size > 0 ? static_cast<std::size_t>(size) : 1);
+  if (!p)
+    rep_->fail(
+        fmt::format("event {} (MPI_Alloc_mem): out of memory for {} bytes", rep_->index(), size));
+  std::memcpy(baseptr, &p, sizeof p);  // baseptr is a void**, typed void* by MPI
+}
+
+void Step::local_contents(MPI_Datatype type, MPI_Count max_integers, MPI_Count max_addresses,
+                          MPI_Count max_datatypes, int* integers, MPI_Aint* addresses,
+                          MPI_Datatype* datatypes) {
+  try {
+    const Contents c = rep_->types().engine().contents(type);
+    const auto put = [](const auto& from, MPI_Count room, auto* to) {
+      if (to) std::copy_n(from.begin(), std::min<MPI_Count>(room, std::ssize(from)), to);
+    };
+    put(c.ints, max_integers, integers);
+    put(c.addrs, max_addresses, addresses);
+    put(c.types, max_datatypes, datatypes);
+  } catch (const std::exception& e) {
+    engine_failed(e);
+  }
+}
+
+void Step::detach_buffer(void* buffer_addr) {
+  void* b = std::exchange(rep_->attached_buffer(), nullptr);
+  std::memcpy(buffer_addr, &b, sizeof b);
 }
 
 std::int64_t Step::null_value(int i) const {

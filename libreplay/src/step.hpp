@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <span>
 #include <string>
@@ -157,11 +158,42 @@ class Step {
     rep_->unbind_datatype(placeholder);
     rep_->bind_datatype(pending_type_id_, *out);
   }
-  // `position` is the recorded position after the call (int or MPI_Count in the _c forms).
+  // `position` is the recorded position after the call (int or MPI_Count in the _c forms);
+  // `external`: MPI_(Un)pack_external's external32 representation.
   void local_pack(const void* inbuf, MPI_Count incount, MPI_Datatype type, void* outbuf,
-                  MPI_Count position);
+                  MPI_Count position, bool external = false);
   void local_unpack(const void* inbuf, MPI_Count position, void* outbuf, MPI_Count outcount,
-                    MPI_Datatype type);
+                    MPI_Datatype type, bool external = false);
+  // Local calls computed here (local_reduction.hpp, memory, the attached send buffer).
+  void user_op_created(MPI_Op op, MPI_User_function* f) {
+    rep_->set_user_op(op, {reinterpret_cast<void*>(f), false});
+  }
+  void user_op_created(MPI_Op op, MPI_User_function_c* f) {
+    rep_->set_user_op(op, {reinterpret_cast<void*>(f), true});
+  }
+  void reduce_local(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype type,
+                    MPI_Op op);
+  void alloc_mem(MPI_Aint size, void* baseptr);
+  void free_mem(void* base) { std::free(base); }
+  void attach_buffer(void* buffer) { rep_->attached_buffer() = buffer; }
+  void detach_buffer(void* buffer_addr);
+  // MPI_Type_get_contents from this machine's type engine: a type's addresses (MPI_Get_address,
+  // MPI_BOTTOM) and handles are the replay's, not the recorded run's.
+  void local_contents(MPI_Datatype type, MPI_Count max_integers, MPI_Count max_addresses,
+                      MPI_Count max_datatypes, int* integers, MPI_Aint* addresses,
+                      MPI_Datatype* datatypes);
+  // MPI_Type_get_(true_)extent(_x) likewise: a lower bound may be an address.
+  template <class T>
+  void local_extent(MPI_Datatype type, T* lb, T* extent, bool true_extent) {
+    try {
+      auto& engine = rep_->types().engine();
+      const auto e = true_extent ? engine.true_extent(type) : engine.extent(type);
+      if (lb) *lb = static_cast<T>(e.lb);
+      if (extent) *extent = static_cast<T>(e.extent);
+    } catch (const std::exception& e) {
+      engine_failed(e);
+    }
+  }
   double ret_double() const;
   std::int64_t ret_value() const;
   template <class T>

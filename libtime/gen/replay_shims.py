@@ -91,9 +91,23 @@ REPLAY_HOOKS = [
                                       "oldtype)")),
     (r"MPI_Type_create_resized", _type("resized(oldtype, lb, extent)")),
     (r"MPI_Type_dup", _type("dup(oldtype)") + " rattr::copy(oldtype, *newtype);"),
+    (r"MPI_Type_get_extent(_x)?", "s.local_extent(datatype, lb, extent, false);"),
+    (r"MPI_Type_get_true_extent(_x)?", "s.local_extent(datatype, true_lb, true_extent, true);"),
+    (r"MPI_Type_get_contents", "s.local_contents(datatype, max_integers, max_addresses, "
+     "max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);"),
     # Packing is done here, on this machine's memory, at the position the recorded call used.
     (r"MPI_Pack", "s.local_pack(inbuf, incount, datatype, outbuf, *position);"),
     (r"MPI_Unpack", "s.local_unpack(inbuf, *position, outbuf, outcount, datatype);"),
+    # Local computations and memory, done here as the program asked.
+    (r"MPI_Op_create", "s.user_op_created(*op, user_fn);"),
+    (r"MPI_Reduce_local", "s.reduce_local(inbuf, inoutbuf, count, datatype, op);"),
+    (r"MPI_Alloc_mem", "s.alloc_mem(size, baseptr);"),
+    (r"MPI_Free_mem", "s.free_mem(base);"),
+    (r"MPI_Buffer_attach", "s.attach_buffer(buffer);"),
+    (r"MPI_Buffer_detach", "s.detach_buffer(buffer_addr);"),
+    (r"MPI_Pack_external", "s.local_pack(inbuf, incount, datatype, outbuf, *position, true);"),
+    (r"MPI_Unpack_external",
+     "s.local_unpack(inbuf, *position, outbuf, outcount, datatype, true);"),
 ]
 
 # Calls computed on this machine instead of returned from the log (their results are addresses
@@ -102,6 +116,23 @@ LOCAL_RESULT = {
     "MPI_Aint_add": "return s.local(base + disp);",
     "MPI_Aint_diff": "return s.local(addr1 - addr2);",
 }
+
+
+# Byte displacements that may be absolute addresses (from MPI_Get_address, used with
+# MPI_BOTTOM), and the addresses MPI_Aint_add and MPI_Aint_diff take: where the program's
+# memory lies moves from run to run (address-space randomisation), so these are not compared
+# with the recording. What a type built from them carries, its signature, is checked where the
+# type is used (its size and element sizes against the recorded messages).
+ADDRESS_ARGS = [
+    (r"MPI_Type_(create_)?(hindexed|hindexed_block|struct)(_c)?",
+     {"array_of_displacements", "array_of_indices"}),
+    (r"MPI_Aint_add", {"base"}),
+    (r"MPI_Aint_diff", {"addr1", "addr2"}),
+]
+
+
+def _address_arg(fname, pname):
+    return any(re.fullmatch(pattern, fname) and pname in names for pattern, names in ADDRESS_ARGS)
 
 
 def hook(name):
@@ -200,7 +231,7 @@ def emit_replay_shim(f, modelled, params, enum_name):
         for i, (p, role, _lens, flags) in enumerate(params):
             if p is None:
                 continue
-            if stmt := _in_stmt(i, p, role, flags):
+            if not _address_arg(f.name, p.name) and (stmt := _in_stmt(i, p, role, flags)):
                 body.append(f"  {stmt}")
             if stmt := _free_stmt(i, p, role):
                 frees.append(f"  {stmt}")

@@ -45,6 +45,19 @@ class ReplayCoverage(harness.TempDirTest):
             outs.append(out)
         return real, outs
 
+    def test_local_calls(self):
+        """What is local to the process is computed by the replay on its own machine: MPI_BOTTOM
+        with types built on absolute addresses (which move from run to run), MPI_Aint_add and
+        _diff, MPI_Type_get_contents and _get_extent of such a type, MPI_Pack_external,
+        MPI_Reduce_local (predefined operations on predefined types, and a user's operation,
+        called), MPI_Alloc_mem and MPI_Buffer_detach. Each rank prints what it recorded."""
+        real, outs = self.replay_every_rank("local_calls")
+        for rank, out in enumerate(outs):
+            mine = [l for l in real.stdout.splitlines() if l.startswith(f"r{rank} ")]
+            self.assertEqual(len(mine), 8, real.stdout)
+            self.assertEqual(out.stdout.splitlines(), mine, out.stderr)
+            self.assertNotIn("differ", out.stderr)
+
     def test_neighborhood_collectives(self):
         real, outs = self.replay_every_rank("neighbors")
         self.assertEqual(len(harness.digests(real.stdout)), 2)
