@@ -109,6 +109,14 @@ class Replay(harness.TempDirTest):
         out = replay(trace, 1, harness.example("ring"), check=False)
         self.assertEqual(out.returncode, 3)
         self.assertIn("rank-00001.events", out.stderr)
+        # A stream whose file header is cut short cannot be read at all: 3, as for check and
+        # show, before the program starts.
+        events = trace / "rank-00000.events"
+        events.write_bytes(events.read_bytes()[:10])
+        out = replay(trace, 0, harness.example("ring"), check=False)
+        self.assertEqual(out.returncode, 3, out.stderr)
+        self.assertIn("rank-00000.events: truncated file header (10 of 32 bytes)", out.stderr)
+        self.assertEqual(out.stdout, "")
 
     def test_unsupported_call_says_so(self):
         programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")

@@ -6,6 +6,7 @@
 
 #include "encore/error.hpp"
 #include "encore/mpi_table.hpp"
+#include "encore/stream_file.hpp"
 
 namespace encore::tool {
 
@@ -53,6 +54,10 @@ Trace open_trace(const std::filesystem::path& root) {
 void require_rank_files(const Trace& t, std::uint32_t rank) {
   try {
     t.dir.require_rank_files(rank);
+    // Their file headers too: a stream that cannot even be opened is unreadable (exit 3), for
+    // every command alike, not damage found later (for replay, inside the program).
+    StreamFileReader events(t.dir.events_path(rank));
+    StreamFileReader payload(t.dir.payload_path(rank));
   } catch (const Error& e) {
     throw ExitError(kExitUnreadable, e.what());
   }
