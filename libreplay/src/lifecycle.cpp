@@ -80,7 +80,10 @@ extern "C" ENCORE_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
     s.in_value(1, errorcode);
     s.check();
   }
-  if (Replayer* r = Replayer::get(); r && r->profile()) r->profile()->close(RankStatus::aborted);
+  if (Replayer* r = Replayer::get()) {
+    r->note_abort();
+    if (r->profile()) r->profile()->close(RankStatus::aborted);
+  }
   std::fflush(nullptr);
   std::fprintf(stderr, "encore replay: the program called MPI_Abort(%d), as recorded\n", errorcode);
   std::exit(errorcode);

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "encore/cpu_budget.hpp"
 #include "encore/error.hpp"
 #include "encore/event_format.hpp"
@@ -98,16 +100,54 @@ ReplayOptions ReplayOptions::from_environment() {
 Replayer& Replayer::start() {
   if (!instance_) {
     instance_ = new Replayer(ReplayOptions::from_environment());
-    // A program that exits without MPI_Finalize leaves a profile marked aborted, not a cut one.
+    // A program that exits without MPI_Finalize leaves a profile marked aborted, not a cut one,
+    // and is reported.
     std::atexit([] {
-      if (instance_ && instance_->profile_) instance_->profile_->close(RankStatus::aborted);
+      if (!instance_) return;
+      if (instance_->profile_) instance_->profile_->close(RankStatus::aborted);
+      instance_->report_exit();
     });
   }
   return *instance_;
 }
 
+// A program that exits before its trace ends did not do what the recorded run did (or is not
+// the recorded program): said on stderr, and to `encore replay` (ENCORE_REPLAY_STATUS: a file
+// it reads once the program is gone), which then exits with 86 where the program said 0.
+void Replayer::report_exit() {
+  std::string line = ended_as_ ? ended_as_ : "";
+  std::string what;
+  if (!ended_as_) {
+    try {
+      if (const Event* next = peek())
+        what =
+            fmt::format("the recorded run went on with {}", function_table()[next->function].name);
+      else
+        line = "trace-ended";  // the recorded rank ended there too (an exit, a crash)
+    } catch (const std::exception& e) {
+      what = e.what();
+    }
+  }
+  if (line.empty()) {
+    std::fflush(stdout);
+    std::fputs(fmt::format("encore replay: the program exited at event {} of rank {}, before its "
+                           "trace ended ({})\n",
+                           index_, options_.rank, what)
+                   .c_str(),
+               stderr);
+    line = "early";
+  }
+  if (const char* path = std::getenv("ENCORE_REPLAY_STATUS"); path && *path) {
+    if (std::FILE* f = std::fopen(path, "w")) {
+      std::fprintf(f, "%s\n", line.c_str());
+      std::fclose(f);
+    }
+  }
+}
+
 void Replayer::finish() noexcept {
   finished_ = true;
+  ended_as_ = "finalized";
   if (profile_) {
     profile_->note_payload_read(static_cast<std::uint64_t>(payload_->load_time().count()));
     profile_->close(RankStatus::complete);
@@ -305,6 +345,7 @@ void Replayer::drop_request(MPI_Request r) {
 }
 
 void Replayer::fail(const std::string& message) {
+  ended_as_ = "failed";
   if (profile_) profile_->close(RankStatus::aborted);  // readable up to the last good call
   std::fflush(stdout);
   std::fprintf(stderr, "encore replay: %s\n", message.c_str());

@@ -113,6 +113,8 @@ class Replayer {
   void set_in_callback(bool on) noexcept { in_callback_ = on; }
   // After MPI_Finalize: no more calls are replayed; the profile is closed as complete.
   void finish() noexcept;
+  // The program called MPI_Abort where the trace has it: the run ends there, as recorded.
+  void note_abort() noexcept { ended_as_ = "aborted"; }
   // The profile being written, or nullptr.
   ReplayProfile* profile() noexcept { return profile_.get(); }
   bool paced() const noexcept { return options_.pace_recorded; }
@@ -226,6 +228,9 @@ class Replayer {
   std::vector<std::byte> scratch_;
   bool have_current_ = false;
   bool finished_ = false;
+  // How the replay ended, for the exit report (report_exit): null while the program runs.
+  const char* ended_as_ = nullptr;
+  void report_exit();
   bool in_callback_ = false;
   bool payload_swapped_ = false;  // payloads in the other byte order than this host's
   std::uint64_t index_ = 0;

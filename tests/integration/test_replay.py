@@ -118,6 +118,26 @@ class Replay(harness.TempDirTest):
         self.assertIn("rank-00000.events: truncated file header (10 of 32 bytes)", out.stderr)
         self.assertEqual(out.stdout, "")
 
+    def test_program_that_stops_short(self):
+        """A program that exits before its trace ends, or never calls MPI_Init, did not do what
+        the recorded run did: one line says so, and the replay exits with 86 where the program
+        said 0."""
+        programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
+        program = f"{programs}/test_early_exit"
+        trace = self.tmp / "early"
+        harness.record(trace, 2, program)
+        self.assertEqual(replay(trace, 1, program).returncode, 0)
+        out = replay(trace, 1, program, "early", check=False)
+        self.assertEqual(out.returncode, 86, out.stderr)
+        self.assertEqual(out.stderr.strip().splitlines()[-1],
+                         "encore replay: the program exited at event 2 of rank 1, before its trace "
+                         "ended (the recorded run went on with MPI_Barrier)")
+        out = replay(trace, 0, "true", check=False)
+        self.assertEqual(out.returncode, 86, out.stderr)
+        self.assertIn("the program exited without calling MPI_Init", out.stderr)
+        out = replay(trace, 0, "false", check=False)
+        self.assertEqual(out.returncode, 1, out.stderr)
+
     def test_unsupported_call_says_so(self):
         programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
         trace = self.tmp / "rma"

@@ -10,6 +10,7 @@
 #include "common.hpp"
 #include "launch.hpp"
 #include "neighbour_load.hpp"
+#include "replay_status.hpp"
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
@@ -107,9 +108,11 @@ int replay(const ReplayOptions& o) {
                    static_cast<long long>(o.rank));
     }
   }
+  ReplayStatusFile status;
+  set_env("ENCORE_REPLAY_STATUS", status.path());
   const int rc = run_command(o.command);
   if (load) load->stop();
-  return rc;
+  return replay_exit_code(rc, status.read());
 }
 
 }  // namespace

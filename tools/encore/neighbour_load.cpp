@@ -88,6 +88,7 @@ namespace {
   bind_to(cpu);
   ::setenv("ENCORE_REPLAY_RANK", std::to_string(rank).c_str(), 1);
   ::unsetenv("ENCORE_REPLAY_PROFILE");
+  ::unsetenv("ENCORE_REPLAY_STATUS");  // the measured rank's
   ::setenv("ENCORE_QUIET", "1", 1);
   // One thread per core, as a rank of the real run: no payload read-ahead thread.
   ::setenv("ENCORE_REPLAY_READ_AHEAD", "0", 1);
