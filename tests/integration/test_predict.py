@@ -114,6 +114,22 @@ class PredictExamples(unittest.TestCase):
                 self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
                 self.assertIn(text, p.stderr)
 
+    def test_cut_rank_named_when_the_others_wait_for_it(self):
+        # Rank 0's events cut inside their first chunk: rank 1 waits for it forever in the
+        # loggps model, and the one line says which file is damaged and where.
+        cut = self.root / "ring-cut"
+        shutil.copytree(self.root / "ring", cut)
+        events = cut / "rank-00000.events"
+        data = events.read_bytes()
+        events.write_bytes(data[:32 + 64 + 100])  # file header, a chunk header, part of its body
+        p = tool("predict", cut, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertRegex(p.stderr, r"ranks wait on each other forever .*; the trace is damaged: "
+                                   r".*rank-00000\.events: chunk 0: file ends inside the chunk "
+                                   r"body")
+        self.assertNotIn("rank-00001", p.stderr)
+
     def test_output_must_be_a_new_directory(self):
         # -o onto the capture itself, an earlier prediction, or a file: refused before anything
         # is written, and the capture still checks out whole.

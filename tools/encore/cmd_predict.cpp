@@ -247,7 +247,11 @@ int predict_main(const PredictOptions& o) {
     }
   } catch (const Error& e) {
     progress.end();
-    throw ExitError(kExitTraceProblem, e.what());
+    // A rank whose stream ended early (damage, a crash) is often why the others wait forever.
+    std::string why = e.what();
+    for (std::uint32_t r = 0; r < n; ++r)
+      if (auto d = rank_feeds[r]->damage(); !d.empty()) why += "; the trace is damaged: " + d;
+    throw ExitError(kExitTraceProblem, why);
   }
   progress.end();
 

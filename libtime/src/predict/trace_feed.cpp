@@ -272,6 +272,8 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
   return true;
 }
 
+std::string TraceRankFeed::damage() const { return capture_.problem(); }
+
 std::string TraceRankFeed::problem() const {
   if (capture_.complete()) return {};
   return capture_.problem().empty() ? capture_.file().path() + ": stream ended early"

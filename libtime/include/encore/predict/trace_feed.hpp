@@ -100,6 +100,9 @@ class TraceRankFeed : public RankFeed {
   std::uint64_t aligned_segments() const;
   // After the end: the capture's problem (cut stream), or empty.
   std::string problem() const;
+  // Damage found in the capture's stream so far (empty: none, whether or not it was read to
+  // its end).
+  std::string damage() const;
 
  private:
   std::int64_t offset(std::int64_t local_ns) const {
