@@ -361,7 +361,7 @@ class Otf2Writer {
             if (r.peer >= 0)
               check(OTF2_EvtWriter_MpiIsendComplete(loc.writer, nullptr, at(loc, e), it->first),
                     "isend complete");
-          } else if (r.peer >= 0 && done.status && done.status->source >= 0) {
+          } else if (r.peer != MPI_PROC_NULL && done.status && done.status->source >= 0) {
             check(OTF2_EvtWriter_MpiIrecv(loc.writer, nullptr, at(loc, e),
                                           static_cast<uint32_t>(done.status->source), r.comm,
                                           static_cast<uint32_t>(done.status->tag),
@@ -389,7 +389,7 @@ class Otf2Writer {
   }
 
   void start_request(Location& loc, const Request& r, std::uint64_t key, std::uint64_t s) {
-    if (r.peer < 0) return;  // MPI_PROC_NULL: no message
+    if (r.peer == MPI_PROC_NULL) return;  // no message (MPI_ANY_SOURCE is one)
     if (r.send)
       check(OTF2_EvtWriter_MpiIsend(loc.writer, nullptr, at(loc, s), static_cast<uint32_t>(r.peer),
                                     r.comm, static_cast<uint32_t>(r.tag), r.bytes, key),
