@@ -392,6 +392,11 @@ class RankWriter {
       default:
         break;
     }
+    if ((label == d::Probe || label == d::Iprobe) &&
+        role_scalar(ev, Role::peer, 0, MPI_PROC_NULL) == MPI_PROC_NULL) {
+      note("calls with MPI_PROC_NULL peers are left out (DUMPI has no MPI_PROC_NULL)");
+      return;  // it would read as a probe of MPI_ANY_SOURCE
+    }
     begin(label, ev);
     switch (label) {
       case d::Wait:
