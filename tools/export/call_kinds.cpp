@@ -28,6 +28,10 @@ CallClass class_of(std::string_view name) {
     c.kind = CallKind::isend;
   else if (name == "Irecv")
     c.kind = CallKind::irecv;
+  else if (name == "Mrecv")
+    c.kind = CallKind::mrecv;
+  else if (name == "Imrecv")
+    c.kind = CallKind::imrecv;
   else if (any({"Send_init", "Bsend_init", "Ssend_init", "Rsend_init"}))
     c.kind = CallKind::send_init;
   else if (name == "Recv_init")

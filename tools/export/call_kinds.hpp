@@ -18,6 +18,8 @@ enum class CallKind : std::uint8_t {
   sendrecv,    // Sendrecv, Sendrecv_replace
   isend,       // Isend, Ibsend, Issend, Irsend
   irecv,       // Irecv
+  mrecv,       // Mrecv: the message an Mprobe/Improbe matched
+  imrecv,      // Imrecv
   send_init,   // Send_init, Bsend_init, Ssend_init, Rsend_init
   recv_init,   // Recv_init
   start,       // Start, Startall

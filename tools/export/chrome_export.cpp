@@ -3,15 +3,20 @@
 // ("s" at the send, "f" at the receive) per point-to-point message. Ranks are written one
 // after the other; a message's flow id is computed on both sides from its channel (sender,
 // receiver, tag, communicator) and its sequence number on that channel, which MPI's
-// non-overtaking rule makes the same at both ends.
+// non-overtaking rule makes the same at both ends. A cancelled send or receive moved no
+// message and has no flow; a first pass over each rank finds them (a send's flow starts where
+// it is posted, before its completion says it was cancelled).
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 
 #include "call_args.hpp"
+#include "cancelled_requests.hpp"
 #include "exporters.hpp"
+#include "matched_messages.hpp"
 #include "message_sizes.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
@@ -71,6 +76,8 @@ class ChromeWriter {
     std::set<std::uint16_t> threads;
     std::unordered_map<std::uint64_t, std::uint64_t> irecv_comm;  // outstanding receives
     channels_.clear();
+    cancelled_ = cancelled_requests(trace, r);
+    messages_ = MatchedMessages();
     RankTimeline timeline(trace, r);
     TimelineCall call;
     while (timeline.next(call)) {
@@ -78,6 +85,7 @@ class ChromeWriter {
       ++stats.events;
       const Event& e = *call.event;
       sizes.observe(e);
+      matched_ = messages_.observe(e);
       if (threads.insert(e.thread).second)
         record(
             R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"thread {}"}}}})",
@@ -112,6 +120,19 @@ class ChromeWriter {
   void record(fmt::format_string<T...> json, T&&... args) {
     if (records_++) out_.write(",\n");
     out_.print(json, std::forward<T>(args)...);
+  }
+
+  static CancelledRequests cancelled_requests(const TraceInput& trace, std::uint32_t r) {
+    CancelledRequests out;
+    RankTimeline timeline(trace, r);
+    TimelineCall call;
+    while (timeline.next(call)) out.observe(*call.event);
+    return out;
+  }
+
+  // Whether `e`, a nonblocking send or receive, was cancelled.
+  bool cancelled(const Event& e) const {
+    return cancelled_.contains(e, RequestRef{false, e.thread, e.index});
   }
 
   // Flow id of the next message on a channel, seen from one end.
@@ -166,7 +187,7 @@ class ChromeWriter {
     if (base == "MPI_Send" || base == "MPI_Ssend" || base == "MPI_Rsend" || base == "MPI_Bsend" ||
         base == "MPI_Isend" || base == "MPI_Issend" || base == "MPI_Irsend" ||
         base == "MPI_Ibsend") {
-      send(e, call, r, sizes, "dest", "tag");
+      if (!cancelled(e)) send(e, call, r, sizes, "dest", "tag");
     } else if (base == "MPI_Recv") {
       if (scalar_arg(e, "source", kProcNull) != kProcNull) receive(e, call, r, sizes, comm, st);
     } else if (base == "MPI_Sendrecv" || base == "MPI_Sendrecv_replace") {
@@ -174,13 +195,23 @@ class ChromeWriter {
       if (scalar_arg(e, "source", kProcNull) != kProcNull) receive(e, call, r, sizes, comm, st);
     } else if (base == "MPI_Irecv") {
       // A receive from MPI_PROC_NULL completes with an empty status (source 0): no message.
-      if (scalar_arg(e, "source", kProcNull) != kProcNull) irecv_comm[event_key(e)] = comm;
+      if (scalar_arg(e, "source", kProcNull) != kProcNull && !cancelled(e))
+        irecv_comm[event_key(e)] = comm;
+    } else if (base == "MPI_Mrecv") {
+      // The message an MPI_Mprobe matched (none for MPI_MESSAGE_NO_PROC).
+      if (matched_) {
+        const StatusRecord message{0, matched_->source, matched_->tag, 0, 0};
+        receive(e, call, r, sizes, static_cast<std::uint64_t>(matched_->comm), &message);
+      }
+    } else if (base == "MPI_Imrecv") {
+      if (matched_ && !cancelled(e))
+        irecv_comm[event_key(e)] = static_cast<std::uint64_t>(matched_->comm);
     } else if (e.info().category == Category::completion && !irecv_comm.empty()) {
       for_each_completed(e, [&](const RequestRef& ref, const StatusRecord* s) {
         if (ref.null) return;
         const auto it = irecv_comm.find(request_key(ref));
         if (it == irecv_comm.end()) return;
-        receive(e, call, r, sizes, it->second, s);
+        if (!was_cancelled(s)) receive(e, call, r, sizes, it->second, s);
         irecv_comm.erase(it);
       });
     }
@@ -191,6 +222,9 @@ class ChromeWriter {
   std::uint64_t records_ = 0;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>, std::uint64_t>
       channels_;
+  CancelledRequests cancelled_;  // the current rank's
+  MatchedMessages messages_;
+  std::optional<MatchedMessage> matched_;  // what the current call received, if an Mrecv
 };
 
 }  // namespace

@@ -6,12 +6,14 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "call_kinds.hpp"
 #include "dumpi_format.hpp"
 #include "exporters.hpp"
+#include "matched_messages.hpp"
 #include "rank_walk.hpp"
 #include <fmt/format.h>
 #include <mpi.h>
@@ -46,6 +48,11 @@ const std::map<std::string_view, d::Label>& labels() {
       {"Testsome", d::Testsome},
       {"Iprobe", d::Iprobe},
       {"Probe", d::Probe},
+      // DUMPI has no matched probes: the probe, then the receive of the message it matched.
+      {"Improbe", d::Iprobe},
+      {"Mprobe", d::Probe},
+      {"Imrecv", d::Irecv},
+      {"Mrecv", d::Recv},
       {"Cancel", d::Cancel},
       {"Send_init", d::Send_init},
       {"Bsend_init", d::Bsend_init},
@@ -136,6 +143,7 @@ class RankWriter {
     for (const auto& s : ev.signatures) type_sizes_[static_cast<std::int64_t>(s.datatype)] = s.size;
     accumulate(ev);
     new_comms(ev);
+    matched_ = messages_.observe(ev);
     const auto it = labels().find(c.base);
     if (it == labels().end() || ev.rc != MPI_SUCCESS) {
       skipped_[ev.function]++;
@@ -360,14 +368,27 @@ class RankWriter {
     switch (c.kind) {
       case CallKind::send:
       case CallKind::recv:
+      case CallKind::mrecv:
       case CallKind::isend:
       case CallKind::irecv:
+      case CallKind::imrecv:
       case CallKind::send_init:
       case CallKind::recv_init: {
-        const std::int64_t peer = role_scalar(ev, Role::peer, 0, MPI_PROC_NULL);
+        // Mrecv, Imrecv: a Recv, Irecv of the message the probe matched (the probe's
+        // communicator, the message's source and tag); MPI_MESSAGE_NO_PROC is MPI_PROC_NULL.
+        const bool matched = c.kind == CallKind::mrecv || c.kind == CallKind::imrecv;
+        const bool blocking =
+            c.kind == CallKind::send || c.kind == CallKind::recv || c.kind == CallKind::mrecv;
+        if (matched && matched_)
+          note(
+              "MPI_Mprobe/MPI_Improbe and MPI_Mrecv/MPI_Imrecv are written as Probe/Iprobe and "
+              "Recv/Irecv of the matched message's source and tag (DUMPI has no records for "
+              "them)");
+        const std::int64_t peer = matched ? (matched_ ? matched_->source : MPI_PROC_NULL)
+                                          : role_scalar(ev, Role::peer, 0, MPI_PROC_NULL);
         if (peer == MPI_PROC_NULL) {  // DUMPI has no MPI_PROC_NULL: the call moves nothing
           note("calls with MPI_PROC_NULL peers are left out (DUMPI has no MPI_PROC_NULL)");
-          if (c.kind != CallKind::send && c.kind != CallKind::recv)
+          if (!blocking)
             requests_[request_key(RequestRef{false, ev.thread, ev.index})] = d::kRequestNull;
           return;
         }
@@ -375,10 +396,10 @@ class RankWriter {
         out_.i32(scalar(ev, Role::count));
         out_.u16(datatype(scalar(ev, Role::datatype)));
         out_.i32(peer_value(peer));
-        out_.i32(tag_value(scalar(ev, Role::tag)));
-        out_.u16(comm(comm_id));
-        if (c.kind == CallKind::recv) status(one_status(ev));
-        if (c.kind != CallKind::send && c.kind != CallKind::recv) {
+        out_.i32(tag_value(matched ? matched_->tag : scalar(ev, Role::tag)));
+        out_.u16(comm(matched ? matched_->comm : comm_id));
+        if (c.kind == CallKind::recv || c.kind == CallKind::mrecv) status(one_status(ev));
+        if (!blocking) {
           const RequestRef self{false, ev.thread, ev.index};
           if (c.kind == CallKind::send_init || c.kind == CallKind::recv_init)
             persistent_.insert(request_key(self));
@@ -664,6 +685,8 @@ class RankWriter {
   std::vector<std::uint32_t> dt_sizes_ = std::vector<std::uint32_t>(d::kFirstUserDatatype, 0);
   std::unordered_map<std::int64_t, std::uint8_t> ops_;
   std::unordered_map<std::uint64_t, std::int32_t> requests_;
+  MatchedMessages messages_;
+  std::optional<MatchedMessage> matched_;  // what the current call received, if an Mrecv
   std::vector<Completed> completed_;
   std::uint16_t next_comm_ = d::kFirstUserComm;
   std::uint16_t next_datatype_ = d::kFirstUserDatatype;

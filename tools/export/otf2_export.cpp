@@ -9,11 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "call_kinds.hpp"
+#include "cancelled_requests.hpp"
 #include "exporters.hpp"
+#include "matched_messages.hpp"
 #include "otf2_ids.hpp"
 #include "rank_walk.hpp"
 #include <fmt/format.h>
@@ -97,6 +100,8 @@ OTF2_RegionRole region_role(const CallClass& c) {
     case CallKind::sendrecv:
     case CallKind::isend:
     case CallKind::irecv:
+    case CallKind::mrecv:
+    case CallKind::imrecv:
     case CallKind::send_init:
     case CallKind::recv_init:
       return OTF2_REGION_ROLE_POINT2POINT;
@@ -261,6 +266,7 @@ class Otf2Writer {
     local_comms_.clear();
     seen_members_.clear();
     requests_.clear();
+    messages_ = MatchedMessages();
     open_.clear();
   }
 
@@ -299,13 +305,14 @@ class Otf2Writer {
     loc.prev_end = e;
     const OTF2_RegionRef reg = region(ev.function);
     check(OTF2_EvtWriter_Enter(loc.writer, nullptr, at(loc, s), reg), "enter");
-    mpi_records(loc, ev, message_bytes(ctx, ev), s, e);
+    mpi_records(loc, ev, message_bytes(ctx, ev), messages_.observe(ev), s, e);
     check(OTF2_EvtWriter_Leave(loc.writer, nullptr, at(loc, e), reg), "leave");
     track_new_comms(ev);
   }
 
-  void mpi_records(Location& loc, const Event& ev, const MessageBytes& bytes, std::uint64_t s,
-                   std::uint64_t e) {
+  // `matched`: the message an MPI_Mrecv/MPI_Imrecv receives (MatchedMessages::observe).
+  void mpi_records(Location& loc, const Event& ev, const MessageBytes& bytes,
+                   const std::optional<MatchedMessage>& matched, std::uint64_t s, std::uint64_t e) {
     if (ev.rc != MPI_SUCCESS) return;
     const CallClass& c = classify(ev.function);
     const std::uint64_t self_key = request_key(RequestRef{false, ev.thread, ev.index});
@@ -319,11 +326,25 @@ class Otf2Writer {
                                        static_cast<uint32_t>(role_scalar(ev, Role::tag, 0, 0)),
                                        bytes.sent),
                 "send");
-        if (c.kind == CallKind::sendrecv) recv_record(loc, ev, e);
+        if (c.kind == CallKind::sendrecv)
+          recv_record(loc, ev, role_scalar(ev, Role::comm, 0, 1), e);
         break;
       }
       case CallKind::recv:
-        recv_record(loc, ev, e);
+        recv_record(loc, ev, role_scalar(ev, Role::comm, 0, 1), e);
+        break;
+      case CallKind::mrecv:  // nothing for MPI_MESSAGE_NO_PROC
+        if (matched) recv_record(loc, ev, matched->comm, e);
+        break;
+      case CallKind::imrecv:
+        if (matched) {
+          Request r;
+          r.comm = comm(matched->comm);
+          r.peer = matched->source;
+          r.tag = matched->tag;
+          requests_[self_key] = r;
+          start_request(loc, r, self_key, s);
+        }
         break;
       case CallKind::isend:
       case CallKind::irecv:
@@ -357,7 +378,10 @@ class Otf2Writer {
           const auto it = requests_.find(request_key(done.request));
           if (it == requests_.end()) continue;  // a collective's or an untracked request
           const Request& r = it->second;
-          if (r.send) {
+          if (r.peer != MPI_PROC_NULL && was_cancelled(done.status)) {  // it moved no message
+            check(OTF2_EvtWriter_MpiRequestCancelled(loc.writer, nullptr, at(loc, e), it->first),
+                  "request cancelled");
+          } else if (r.send) {
             if (r.peer >= 0)
               check(OTF2_EvtWriter_MpiIsendComplete(loc.writer, nullptr, at(loc, e), it->first),
                     "isend complete");
@@ -398,13 +422,12 @@ class Otf2Writer {
       check(OTF2_EvtWriter_MpiIrecvRequest(loc.writer, nullptr, at(loc, s), key), "irecv request");
   }
 
-  void recv_record(Location& loc, const Event& ev, std::uint64_t e) {
+  void recv_record(Location& loc, const Event& ev, std::int64_t comm_id, std::uint64_t e) {
     const ArgValue* st = role_arg(ev, Role::status_out);
     if (!st || st->statuses.empty() || st->statuses[0].source < 0) return;
     const StatusRecord& status = st->statuses[0];
     check(OTF2_EvtWriter_MpiRecv(loc.writer, nullptr, at(loc, e),
-                                 static_cast<uint32_t>(status.source),
-                                 comm(role_scalar(ev, Role::comm, 0, 1)),
+                                 static_cast<uint32_t>(status.source), comm(comm_id),
                                  static_cast<uint32_t>(status.tag), status.bytes),
           "recv");
   }
@@ -554,6 +577,7 @@ class Otf2Writer {
   std::unordered_map<std::int64_t, OTF2_CommRef> local_comms_;
   std::map<std::vector<std::int64_t>, int> seen_members_;
   std::unordered_map<std::uint64_t, Request> requests_;
+  MatchedMessages messages_;
   std::vector<Completed> completed_;
   std::set<std::string> noted_;
 };

@@ -2,13 +2,16 @@
 // smpi_replay.cpp): one action file per rank plus the index `smpirun -replay` takes.
 // `init` has no argument, so every count is in bytes (MPI_BYTE).
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "call_args.hpp"
+#include "cancelled_requests.hpp"
 #include "exporters.hpp"
+#include "matched_messages.hpp"
 #include "message_sizes.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
@@ -25,24 +28,34 @@ namespace {
 // them (only for wildcard receives: 16 bytes each).
 using Resolved = std::unordered_map<std::uint64_t, std::pair<std::int64_t, std::int64_t>>;
 
+// What the first pass learns from completions: wildcard receives' matches, and the sends
+// and receives that were cancelled (an isend or irecv is written where it is posted).
+struct FirstPass {
+  Resolved resolved;
+  CancelledRequests cancelled;
+};
+
 bool is_wildcard_irecv(const Event& e) {
   return (e.function == fn::Irecv || e.function == fn::Irecv_c) &&
          (scalar_arg(e, "source", 0) == kAnySource || scalar_arg(e, "tag", 0) == kAnyTag);
 }
 
-Resolved resolve_wildcards(const TraceInput& trace, std::uint32_t rank) {
-  Resolved out;
+FirstPass first_pass(const TraceInput& trace, std::uint32_t rank) {
+  FirstPass out;
   std::set<std::uint64_t> pending;
   RankTimeline timeline(trace, rank);
   TimelineCall call;
   while (timeline.next(call)) {
     const Event& e = *call.event;
+    out.cancelled.observe(e);
     if (is_wildcard_irecv(e)) {
       pending.insert(event_key(e));
     } else if (!pending.empty() && e.info().category == Category::completion) {
       for_each_completed(e, [&](const RequestRef& r, const StatusRecord* st) {
         if (r.null || !st) return;
-        if (pending.erase(request_key(r))) out[request_key(r)] = {st->source, st->tag};
+        // A cancelled receive matched nothing: its status's source and tag mean nothing.
+        if (pending.erase(request_key(r)) && !was_cancelled(st))
+          out.resolved[request_key(r)] = {st->source, st->tag};
       });
     }
   }
@@ -62,7 +75,7 @@ class ActionWriter {
         sizes_(rank, nprocs) {}
 
   void run(const TraceInput& trace, Progress& progress, ExportStats& stats) {
-    const Resolved resolved = resolve_wildcards(trace, rank_);
+    const FirstPass first = first_pass(trace, rank_);
     RankTimeline timeline(trace, rank_);
     line("init");
     TimelineCall call;
@@ -72,12 +85,13 @@ class ActionWriter {
       ++stats.events;
       const Event& e = *call.event;
       sizes_.observe(e);
+      matched_ = messages_.observe(e);  // every thread's probes
       if (e.thread != 0) {
         other_threads = true;
         continue;
       }
       compute_ns_ += call.compute_ns;
-      if (!translate(e, resolved)) {
+      if (!translate(e, first)) {
         // Calls with no action (local calls, probes, unsupported ones) keep their time.
         if (e.function != fn::Init && e.function != fn::Init_thread && e.function != fn::Finalize)
           compute_ns_ += e.end_ns - e.start_ns;
@@ -173,10 +187,14 @@ class ActionWriter {
     persistent_[event_key(e)] = {send, w, tag, bytes(e, "count", "datatype")};
   }
 
-  void start(const RequestRef& r) {
+  void start(const Event& e, const RequestRef& r, const CancelledRequests& cancelled) {
     if (r.null) return;
     const auto it = persistent_.find(request_key(r));
     if (it == persistent_.end() || it->second.peer < 0) return;
+    if (cancelled.contains(e, r)) {
+      note_cancelled();
+      return;
+    }
     const Persistent& p = it->second;
     line("{} {} {} {}", p.send ? "isend" : "irecv", p.peer, p.tag, p.bytes);
     const std::int64_t me = rank_;
@@ -200,6 +218,19 @@ class ActionWriter {
     }
   }
 
+  void note_cancelled() {
+    notes_.insert(
+        "cancelled sends and receives are left out (they moved no message; SimGrid has no "
+        "cancel action)");
+  }
+
+  // Whether `e`, a nonblocking send or receive, was cancelled (then it is left out).
+  bool cancelled(const Event& e, const FirstPass& first) {
+    if (!first.cancelled.contains(e, RequestRef{false, e.thread, e.index})) return false;
+    note_cancelled();
+    return true;
+  }
+
   void wait_for(const RequestRef& r) {
     if (r.null) return;
     const auto it = pending_.find(request_key(r));
@@ -209,7 +240,7 @@ class ActionWriter {
   }
 
   // Writes the actions of `e`; false if it has none (its time then counts as compute).
-  bool translate(const Event& e, const Resolved& resolved) {
+  bool translate(const Event& e, const FirstPass& first) {
     if (e.rc != 0) return false;
     const std::uint64_t comm = static_cast<std::uint64_t>(scalar_arg(e, "comm", 0));
     switch (e.function) {
@@ -231,6 +262,7 @@ class ActionWriter {
       case fn::Ibsend_c: {
         const std::string_view n = e.info().name;
         const bool blocking = n[4] != 'I';
+        if (!blocking && cancelled(e, first)) return false;
         point_to_point(true, blocking, e, comm, scalar_arg(e, "dest", kProcNull),
                        scalar_arg(e, "tag", 0), bytes(e, "count", "datatype"));
         return true;
@@ -248,11 +280,12 @@ class ActionWriter {
       }
       case fn::Irecv:
       case fn::Irecv_c: {
+        if (cancelled(e, first)) return false;
         std::int64_t src = scalar_arg(e, "source", kProcNull);
         std::int64_t tag = scalar_arg(e, "tag", 0);
         if (is_wildcard_irecv(e)) {
-          const auto it = resolved.find(event_key(e));
-          if (it == resolved.end()) {
+          const auto it = first.resolved.find(event_key(e));
+          if (it == first.resolved.end()) {
             notes_.insert("wildcard receives never completed in the trace are left out");
             return true;
           }
@@ -260,6 +293,19 @@ class ActionWriter {
           tag = it->second.second;
         }
         point_to_point(false, false, e, comm, src, tag, bytes(e, "count", "datatype"));
+        return true;
+      }
+      case fn::Mrecv:
+      case fn::Mrecv_c:
+      case fn::Imrecv:
+      case fn::Imrecv_c: {
+        // A message matched by MPI_Mprobe/MPI_Improbe: a receive of its source and tag. None
+        // for MPI_MESSAGE_NO_PROC (a probe of MPI_PROC_NULL).
+        if (!matched_) return false;
+        const bool blocking = e.function == fn::Mrecv || e.function == fn::Mrecv_c;
+        if (!blocking && cancelled(e, first)) return false;
+        point_to_point(false, blocking, e, static_cast<std::uint64_t>(matched_->comm),
+                       matched_->source, matched_->tag, bytes(e, "count", "datatype"));
         return true;
       }
       case fn::Sendrecv:
@@ -316,7 +362,7 @@ class ActionWriter {
         const ArgValue* reqs = recorded_arg(e, "array_of_requests");
         if (!reqs) reqs = recorded_arg(e, "request");
         if (reqs)
-          for (const auto& r : reqs->requests) start(r);
+          for (const auto& r : reqs->requests) start(e, r, first.cancelled);
         return records_ != before;
       }
       case fn::Request_free: {
@@ -416,6 +462,8 @@ class ActionWriter {
   const ExportOptions& options_;
   std::set<std::string>& notes_;
   MessageSizes sizes_;
+  MatchedMessages messages_;
+  std::optional<MatchedMessage> matched_;  // what the current call received, if an Mrecv
   std::uint64_t compute_ns_ = 0;
   std::uint64_t records_ = 0;
   std::uint64_t last_total_ = 0;
