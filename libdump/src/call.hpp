@@ -251,7 +251,10 @@ class Call {
   void put_new_request(MPI_Request r);
   void put_request(MPI_Request r);
   void put_requests(const MPI_Request* r, std::int64_t n);
-  ENCORE_HOT void put_status(const MPI_Status* s, bool ignored) noexcept {
+  // `cancellable` false: the status of a call that completes no request (a blocking receive,
+  // a probe), whose cancelled bit MPI does not define (MPICH leaves a probe's as it was): not
+  // recorded.
+  ENCORE_HOT void put_status(const MPI_Status* s, bool ignored, bool cancellable = true) noexcept {
     if (!s || s == MPI_STATUS_IGNORE) {
       put_status_fields(ignored ? event_format::kStatusIgnored : 0, 0, 0, 0);
       return;
@@ -259,11 +262,12 @@ class Call {
     // MPI_ERROR is set only by multiple-completion calls that fail, whose outputs are not
     // recorded: the field is recorded as 0 rather than as whatever the memory held.
     put_status_fields((ignored ? event_format::kStatusIgnored : 0) |
-                          (status_cancelled(s) ? event_format::kStatusCancelled : 0),
+                          (cancellable && status_cancelled(s) ? event_format::kStatusCancelled : 0),
                       s->MPI_SOURCE, s->MPI_TAG, status_bytes(s));
   }
   // The same into fields (at most 32 bytes).
-  ENCORE_HOT void put_status(Fields& w, const MPI_Status* s, bool ignored) noexcept {
+  ENCORE_HOT void put_status(Fields& w, const MPI_Status* s, bool ignored,
+                             bool cancellable = true) noexcept {
     unsigned bits = ignored ? event_format::kStatusIgnored : 0;
     if (!s || s == MPI_STATUS_IGNORE) {
       w.p[0] = static_cast<std::byte>(bits);
@@ -271,7 +275,7 @@ class Call {
       w.p += 5;
       return;
     }
-    if (status_cancelled(s)) bits |= event_format::kStatusCancelled;
+    if (cancellable && status_cancelled(s)) bits |= event_format::kStatusCancelled;
     w.u(bits);
     w.s(s->MPI_SOURCE);
     w.s(s->MPI_TAG);
@@ -346,7 +350,8 @@ class Call {
   ENCORE_HOT void capture_message(const void* buf, MPI_Count count, MPI_Datatype type,
                                   const MPI_Status* status) {
     (void)count;
-    if (!status || status_cancelled(status) || status->MPI_SOURCE == MPI_PROC_NULL) return;
+    // Blocking receives only, which are never cancelled: their cancelled bit is not looked at.
+    if (!status || status->MPI_SOURCE == MPI_PROC_NULL) return;
     const MPI_Count bytes = status_bytes(status);
     if (bytes <= 0) return;
     TypeInfo& t = rec_->types.info(type);
@@ -532,19 +537,20 @@ class Call {
     pos_ += encode_uvarint(static_cast<std::uint64_t>(bytes), buf_ + pos_);
     buf_[pos_++] = std::byte{0};  // error: svarint 0
   }
-  // Only a receive defines source, tag and count; a send only whether it was cancelled; other
-  // requests nothing. Undefined fields are recorded as 0, not as stale memory. A null request
-  // gets MPI's empty status, which is defined.
+  // Only a receive defines source, tag and count, and not once it was cancelled; a send only
+  // whether it was cancelled; other requests nothing. Undefined fields are recorded as 0, not
+  // as stale memory. A null request gets MPI's empty status, which is defined.
   static constexpr std::size_t kStatusMax = 32;  // put_status(Fields&...)
   ENCORE_HOT void put_request_status(Fields& w, const MPI_Status* s, bool ignored,
                                      const RequestInfo* info, bool null_request) noexcept {
-    if (null_request || !info || info->kind == RequestKind::recv) {
+    const bool cancelled = !null_request && s && s != MPI_STATUS_IGNORE && status_cancelled(s);
+    if (null_request || ((!info || info->kind == RequestKind::recv) && !cancelled)) {
       put_status(w, s, ignored);
       return;
     }
     const unsigned bits =
         (ignored ? event_format::kStatusIgnored : 0) |
-        (info->kind == RequestKind::send && s && s != MPI_STATUS_IGNORE && status_cancelled(s)
+        (cancelled && (!info || info->kind == RequestKind::send || info->kind == RequestKind::recv)
              ? event_format::kStatusCancelled
              : 0);
     w.u(bits);

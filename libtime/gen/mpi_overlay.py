@@ -195,8 +195,11 @@ HOOKS = [
 # source, tag and count only for receives, and nothing while a test says "not yet".
 STATUS_ENCODERS = {
     # A probe that found nothing leaves the status untouched: stale memory, not recorded.
-    "MPI_Iprobe": "c.put_status(*flag ? status : nullptr, status_user == MPI_STATUS_IGNORE);",
-    "MPI_Improbe": "c.put_status(*flag ? status : nullptr, status_user == MPI_STATUS_IGNORE);",
+    # A probe completes no request: MPI does not define its status's cancelled bit.
+    "MPI_Iprobe": "c.put_status(*flag ? status : nullptr, status_user == MPI_STATUS_IGNORE, "
+                  "false);",
+    "MPI_Improbe": "c.put_status(*flag ? status : nullptr, status_user == MPI_STATUS_IGNORE, "
+                   "false);",
     "MPI_Wait": "c.put_completion_status(status, status_user == MPI_STATUS_IGNORE, request_in);",
     "MPI_Test": "c.put_completion_status(*flag ? status : nullptr, "
                 "status_user == MPI_STATUS_IGNORE, request_in);",

@@ -299,7 +299,9 @@ def _encode(f, params):
         if not root_guard and role == "status_out":
             enc = overlay.status_encoder(f.name)
             if not enc:
-                out.append((role, f"c.put_status(w, {n}, {n}_user == MPI_STATUS_IGNORE);", 32))
+                # A call that completes no request: its cancelled bit is not defined.
+                out.append((role, f"c.put_status(w, {n}, {n}_user == MPI_STATUS_IGNORE, false);",
+                            32))
                 continue
             if enc.startswith("c.put_status("):  # a probe's: a plain status, or none
                 out.append((role, enc.replace("c.put_status(", "c.put_status(w, ", 1), 32))
@@ -356,7 +358,7 @@ def _encode(f, params):
             if role == "status_array":
                 stmt = stmt.format(len=_length_expr(f, params, length))
         elif role == "status_out":
-            stmt = f"c.put_status({n}, {n}_user == MPI_STATUS_IGNORE);"
+            stmt = f"c.put_status({n}, {n}_user == MPI_STATUS_IGNORE, false);"
         elif role == "status_array":
             stmt = (f"c.put_statuses({n}, {_length_expr(f, params, length)}, "
                     f"{n}_user == MPI_STATUSES_IGNORE);")

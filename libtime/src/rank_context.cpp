@@ -440,8 +440,11 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
     if (!e.payloads.empty()) return payload();
     std::uint64_t n = 0;
     const std::size_t params = e.info().params.size();
-    for (std::size_t i = 0; i < params && i < e.args.size(); ++i)  // not stale ones
-      for (const auto& s : e.args[i].statuses) n += s.bytes;
+    // Not stale ones; nor a cancelled receive's, which received nothing (captures before
+    // session 26 kept the count its status still held).
+    for (std::size_t i = 0; i < params && i < e.args.size(); ++i)
+      for (const auto& s : e.args[i].statuses)
+        if (!(s.bits & event_format::kStatusCancelled)) n += s.bytes;
     return n;
   };
   switch (rule.sizing) {

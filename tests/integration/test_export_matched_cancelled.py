@@ -58,6 +58,18 @@ class MatchedAndCancelled(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.root, ignore_errors=True)
 
+    def test_capture_records_only_defined_status_fields(self):
+        # A cancelled receive's completion: the cancelled bit and nothing else (its status still
+        # holds the last message's source, tag and count). A probe completes no request: never
+        # "cancelled", whatever MPICH left in that bit. Stats count nothing received there.
+        shown = tool("show", "--rank", 0, self.trace).stdout
+        completions = re.findall(r" MPI_(?:Wait|Test) .*status=\{([^}]*cancelled)\}", shown)
+        self.assertEqual(completions, ["src=0 tag=0 0B cancelled"] * 2, shown)
+        probes = [l for l in shown.splitlines() if re.search(r" MPI_I?m?probe ", l, re.I)]
+        self.assertGreaterEqual(len(probes), 4, shown)
+        for line in probes:
+            self.assertNotIn("cancelled", line)
+
     def test_simgrid_replays_to_the_end(self):
         out = self.root / "sg"
         p = tool("export", "--to", "simgrid", self.trace, out)
