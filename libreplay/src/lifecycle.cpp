@@ -47,7 +47,10 @@ extern "C" ENCORE_EXPORT int MPI_Init_thread(int* argc, char*** argv, int requir
   Step s(fn::Init_thread);
   s.in_value(2, required);
   s.check();
-  if (s.ok()) s.out_value(3, provided);
+  if (s.ok()) {
+    s.out_value(3, provided);
+    if (provided && *provided == MPI_THREAD_MULTIPLE) Replayer::get()->set_thread_multiple();
+  }
   return s.rc();
 }
 

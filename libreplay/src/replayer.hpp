@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,6 +114,10 @@ class Replayer {
   void set_in_callback(bool on) noexcept { in_callback_ = on; }
   // After MPI_Finalize: no more calls are replayed; the profile is closed as complete.
   void finish() noexcept;
+  // The recorded run had MPI_THREAD_MULTIPLE (MPI_Init_thread's provided level).
+  void set_thread_multiple() noexcept { thread_multiple_ = true; }
+  bool thread_multiple() const noexcept { return thread_multiple_; }
+  std::mutex& calls_mutex() noexcept { return calls_mutex_; }
   // The program called MPI_Abort where the trace has it: the run ends there, as recorded.
   void note_abort() noexcept { ended_as_ = "aborted"; }
   // The profile being written, or nullptr.
@@ -230,6 +235,8 @@ class Replayer {
   bool finished_ = false;
   // How the replay ended, for the exit report (report_exit): null while the program runs.
   const char* ended_as_ = nullptr;
+  bool thread_multiple_ = false;
+  std::mutex calls_mutex_;
   void report_exit();
   bool in_callback_ = false;
   bool payload_swapped_ = false;  // payloads in the other byte order than this host's

@@ -90,8 +90,13 @@ std::string Step::recorded_call() const {
 }
 
 void Step::diverge(const std::string& what) {
-  rep_->fail(fmt::format("divergence at event {} of rank {}: the trace has {}; {}", rep_->index(),
-                         rep_->options().rank, recorded_call(), what));
+  // Threads that called MPI at once made their calls in an order no replay can make again.
+  const char* threads = rep_->thread_multiple()
+                            ? " (the recorded run was MPI_THREAD_MULTIPLE: replaying threads "
+                              "that call MPI concurrently is not supported yet)"
+                            : "";
+  rep_->fail(fmt::format("divergence at event {} of rank {}: the trace has {}; {}{}", rep_->index(),
+                         rep_->options().rank, recorded_call(), what, threads));
 }
 
 void Step::report_mismatches() {

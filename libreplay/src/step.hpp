@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -30,6 +31,10 @@ class Step {
   [[gnu::always_inline]] explicit Step(fn::Id id) : id_(id), rep_(Replayer::get()) {
     if (!rep_ || rep_->blocked()) [[unlikely]]
       cannot_start();
+    // Threads of an MPI_THREAD_MULTIPLE program call one at a time here, so that the replay's
+    // state stays whole and a call out of the recorded order is reported as a divergence.
+    if (rep_->thread_multiple()) [[unlikely]]
+      lock_ = std::unique_lock(rep_->calls_mutex());
     profile_ = rep_->profile();
     if (profile_) enter_ = profile_->enter();
     if (rep_->paced()) [[unlikely]]
@@ -250,6 +255,7 @@ class Step {
   CommState& comm(MPI_Comm c);
 
  private:
+  std::unique_lock<std::mutex> lock_;  // first: released after the destructor's work
   const ArgValue& arg(int i) const { return ev_->args[static_cast<std::size_t>(i)]; }
   // Inline: they run for every argument of every call.
   template <bool Rooted = true>

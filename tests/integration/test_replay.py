@@ -138,6 +138,22 @@ class Replay(harness.TempDirTest):
         out = replay(trace, 0, "false", check=False)
         self.assertEqual(out.returncode, 1, out.stderr)
 
+    def test_concurrent_threads_say_so(self):
+        """MPI_THREAD_MULTIPLE threads calling MPI at once: their order cannot be made again. The
+        replay lets one call in at a time (no crash, whatever the threads do), and the first
+        call out of the recorded order stops it with the divergence and why."""
+        programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
+        program = f"{programs}/test_threads"
+        trace = self.tmp / "threads"
+        harness.record(trace, 2, program, 4, 200)
+        for _ in range(3):
+            out = replay(trace, 0, program, 4, 200, check=False)
+            self.assertEqual(out.returncode, 86, out.stderr)
+            self.assertRegex(out.stderr.strip().splitlines()[-1],
+                             r"^encore replay: divergence at event \d+ of rank 0: .*\(the "
+                             r"recorded run was MPI_THREAD_MULTIPLE: replaying threads that call "
+                             r"MPI concurrently is not supported yet\)$")
+
     def test_unsupported_call_says_so(self):
         programs = os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs")
         trace = self.tmp / "rma"
