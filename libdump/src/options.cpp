@@ -47,7 +47,14 @@ Options Options::from_environment() {
     o.trace_dir = v;
   else
     o.trace_dir = "encore-trace";
-  if (const char* v = env("ENCORE_PAYLOAD_RANKS")) o.payload_ranks = v;
+  if (const char* v = env("ENCORE_PAYLOAD_RANKS")) {
+    if (const std::string why = RankList::parse(v, o.payload_list); why.empty()) {
+      o.payload_ranks = v;
+    } else {
+      std::fprintf(stderr, "encore: ignoring ENCORE_PAYLOAD_RANKS=%s (%s)\n", v, why.c_str());
+      RankList::parse("all", o.payload_list);
+    }
+  }
   o.callsites = read_flag("ENCORE_CALLSITES", false);
   read_number("ENCORE_CALLSITE_DEPTH", o.callsite_depth, 1, 64);
   if (const char* v = env("ENCORE_PAPI_EVENTS")) {
@@ -102,24 +109,7 @@ Options Options::from_environment() {
   return o;
 }
 
-bool Options::records_payload_of(int rank) const {
-  if (payload_ranks == "all") return true;
-  if (payload_ranks == "none") return false;
-  std::string_view s(payload_ranks);
-  while (!s.empty()) {
-    const auto comma = s.find(',');
-    const auto item = s.substr(0, comma);
-    const auto dash = item.find('-');
-    long long lo = 0;
-    long long hi = 0;
-    const bool ok = dash == std::string_view::npos ? parse_int(item, lo) && (hi = lo, true)
-                                                   : parse_int(item.substr(0, dash), lo) &&
-                                                         parse_int(item.substr(dash + 1), hi);
-    if (ok && rank >= lo && rank <= hi) return true;
-    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-  }
-  return false;
-}
+bool Options::records_payload_of(int rank) const { return payload_list.contains(rank); }
 
 ByteOrder Options::payload_byte_order() const {
   switch (payload_order) {

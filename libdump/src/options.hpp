@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "encore/byte_order.hpp"
+#include "encore/rank_list.hpp"
 
 namespace encore::dump {
 
@@ -19,6 +20,7 @@ enum class CompressWhen : std::uint8_t { automatic, during, after };
 struct Options {
   std::string trace_dir;                 // ENCORE_TRACE_DIR (default: encore-trace)
   std::string payload_ranks = "all";     // ENCORE_PAYLOAD_RANKS: all | none | list like 0,2-5
+  RankList payload_list;                 // the same, parsed (encore/rank_list.hpp)
   bool callsites = false;                // ENCORE_CALLSITES=1
   int callsite_depth = 8;                // ENCORE_CALLSITE_DEPTH
   std::vector<std::string> papi_events;  // ENCORE_PAPI_EVENTS=PAPI_TOT_INS,PAPI_TOT_CYC

@@ -162,6 +162,11 @@ Replayer::Replayer(ReplayOptions options) : options_(std::move(options)) {
       fail("rank " + std::to_string(options_.rank) + " is not in " + options_.trace + " (" +
            std::to_string(manifest_.nprocs) + " ranks)");
     }
+    if (!records_payload_of(manifest_, options_.rank))
+      fail(fmt::format(
+          "{} holds no received data of rank {} (recorded with --payload-ranks {}): "
+          "it cannot be replayed",
+          options_.trace, options_.rank, manifest_.options.value("payload_ranks", std::string())));
     if (manifest_.function_table.hash != kFunctionTableHash) {
       std::fprintf(stderr,
                    "encore replay: warning: %s was recorded with another MPI function table "

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "encore/error.hpp"
+#include "encore/rank_list.hpp"
 #include "encore/stream_file.hpp"
 
 namespace encore {
@@ -102,6 +103,13 @@ std::int64_t RankInfo::offset_at(std::int64_t local_ns) const noexcept {
 std::int64_t RankInfo::lowest_offset() const noexcept {
   if (!sync_init || !sync_end || sync_end->at_ns <= sync_init->at_ns) return clock_offset_ns;
   return std::min(sync_init->offset_ns, sync_end->offset_ns);
+}
+
+bool records_payload_of(const Manifest& m, std::uint32_t rank) {
+  const auto it = m.options.find("payload_ranks");
+  if (it == m.options.end() || !it->is_string()) return true;
+  RankList list;
+  return !RankList::parse(it->get<std::string>(), list).empty() || list.contains(rank);
 }
 
 }  // namespace encore

@@ -3,6 +3,7 @@ printing rank's output is byte-identical to the real run, no send differs from t
 one, and a program that does something else than the trace says stops at the first divergent
 call with a message naming both calls."""
 import glob
+import json
 import os
 import re
 import subprocess
@@ -117,6 +118,27 @@ class Replay(harness.TempDirTest):
         self.assertEqual(out.returncode, 3, out.stderr)
         self.assertIn("rank-00000.events: truncated file header (10 of 32 bytes)", out.stderr)
         self.assertEqual(out.stdout, "")
+
+    def test_rank_recorded_without_its_received_data(self):
+        """--payload-ranks 0: rank 1 can be shown, not replayed (refused before the program
+        starts, by encore replay and by libreplay itself). A list the capture cannot read is
+        ignored with a warning: everything is recorded."""
+        trace = self.tmp / "payload0"
+        harness.record(trace, 2, harness.example("ring"), options=["--payload-ranks", "0"])
+        out = replay(trace, 1, harness.example("ring"), check=False)
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertEqual(out.stderr.strip(),
+                         "encore: --rank 1: the trace holds no received data of rank 1 (recorded "
+                         "with --payload-ranks 0); it can be shown and summarised, not replayed")
+        self.assertEqual(out.stdout, "")
+        self.assertEqual(replay(trace, 0, harness.example("ring")).returncode, 0)
+        trace = self.tmp / "payload-bad"
+        rec = harness.record(trace, 2, harness.example("ring"), env={"ENCORE_PAYLOAD_RANKS": "2-1"})
+        self.assertIn("ignoring ENCORE_PAYLOAD_RANKS=2-1 (range 2-1 ends before it starts)",
+                      rec.stderr)
+        manifest = json.loads((trace / "manifest.json").read_text())
+        self.assertEqual(manifest["options"]["payload_ranks"], "all")
+        self.assertTrue(all(r["payload_bytes"] > 0 for r in manifest["ranks"]))
 
     def test_program_that_stops_short(self):
         """A program that exits before its trace ends, or never calls MPI_Init, did not do what

@@ -58,6 +58,12 @@ int replay(const ReplayOptions& o) {
   const Trace t = open_trace(o.trace);
   check_rank_option(t, o.rank);
   require_rank_files(t, static_cast<std::uint32_t>(o.rank));
+  if (!records_payload_of(t.manifest, static_cast<std::uint32_t>(o.rank)))
+    throw ExitError(kExitUsage,
+                    fmt::format("--rank {}: the trace holds no received data of rank "
+                                "{} (recorded with --payload-ranks {}); it can be "
+                                "shown and summarised, not replayed",
+                                o.rank, o.rank, t.manifest.options.value("payload_ranks", "")));
   if (!o.profile.empty()) {
     const fs::path out(o.profile);
     if (fs::exists(out / kManifestFileName))

@@ -127,6 +127,10 @@ nlohmann::json manifest_to_json(const Manifest& m);
 
 Manifest load_manifest(const std::filesystem::path& path);
 
+// Whether the capture recorded the received data of `rank` (options.payload_ranks; a trace
+// without it, or with a list this version cannot read, is taken to hold everything).
+bool records_payload_of(const Manifest& m, std::uint32_t rank);
+
 // For writers filling in "command" and the start time: this process's command line
 // (/proc/self/cmdline), the wall clock now, and its ISO 8601 UTC form.
 std::vector<std::string> process_command_line();
