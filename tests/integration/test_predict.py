@@ -105,8 +105,10 @@ class PredictExamples(unittest.TestCase):
             (["--params", self.root / "missing.json"], 2, "missing.json"),
             (["--replay", self.root / "halo2d"], 3, "expected a replay profile"),
             (["--params", self.root / "bad_gamma.json"], 2, "gamma"),
+            (["--params", self.root / "typo.json"], 2, "Lx: not a parameter"),
         ]
         (self.root / "bad_gamma.json").write_text(json.dumps({"gamma": -1}))
+        (self.root / "typo.json").write_text(json.dumps({"Lx": 5}))
         for extra, code, text in cases:
             with self.subTest(args=extra):
                 p = tool("predict", self.root / "ring", *extra, check=False)

@@ -92,14 +92,22 @@ int show(const ShowOptions& o) {
 
 }  // namespace
 
+// A negative value would wrap around in the unsigned fields: refused as text first.
+const CLI::Validator kNotNegative(
+    [](const std::string& text) {
+      return text.starts_with('-') ? std::string("expected a number of 0 or more") : std::string();
+    },
+    "N >= 0");
+
 Subcommand add_show(CLI::App& parent) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* app = parent.add_subcommand("show", "Print every recorded MPI call, one per line.");
   app->add_option("trace", o->trace, "Trace directory.")->required();
   app->add_option("--rank", o->rank, "Only this rank (default: all, one after another).");
-  app->add_option("--thread", o->thread, "Only this recording thread.");
-  app->add_option("--from", o->from, "Skip events whose index in their thread is below N.");
-  app->add_option("--count", o->count, "Show at most M events per rank.");
+  app->add_option("--thread", o->thread, "Only this recording thread.")->check(kNotNegative);
+  app->add_option("--from", o->from, "Skip events whose index in their thread is below N.")
+      ->check(kNotNegative);
+  app->add_option("--count", o->count, "Show at most M events per rank.")->check(kNotNegative);
   app->add_flag("--payload", o->payload,
                 "Add a hex dump of the first 64 bytes of every received payload.");
   app->footer(std::string(kExitCodesFooter) +

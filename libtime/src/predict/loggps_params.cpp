@@ -1,7 +1,10 @@
 #include "encore/predict/loggps_params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -26,6 +29,17 @@ nlohmann::json to_json(const LogGPSParams& p) {
 
 LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", source));
+  // A misspelt key would leave its default in place without a word.
+  for (const auto& [key, value] : j.items()) {
+    static constexpr std::string_view kKnown[] = {
+        "L",         "o",     "g", "G", "S", "gamma", "gamma_nonblocking", "gamma_by_kind",
+        "G_classes", "source"};
+    if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))
+      throw Error(
+          fmt::format("{}: {}: not a parameter (L, o, g, G, S, gamma, "
+                      "gamma_nonblocking, gamma_by_kind, G_classes)",
+                      source, key));
+  }
   LogGPSParams p;
   p.source = source;
   const auto number = [&](const nlohmann::json& v, std::string_view key) {
