@@ -131,6 +131,10 @@ class ToolOnRing(unittest.TestCase):
         for args in ((), ("show",), ("show", self.trace, "--bogus"), ("frobnicate",),
                      ("record", "--zstd-level", "99", "--", "true"),
                      ("record", "--payload-ranks", "x", "--", "true"),
+                     ("record", "--payload-ranks", "2-1", "--", "true"),
+                     ("record", "--payload-ranks", "99999999999", "--", "true"),
+                     ("show", self.trace, "--from", "-3"),
+                     ("show", self.trace, "--count", "-1"),
                      ("digest", self.trace, "--until-last", "MPI_Nothing")):
             p = tool(*args, check=False)
             self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")

@@ -12,7 +12,6 @@
 #include <ctime>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/rank_list.hpp"
 
 namespace encore::tool {
 namespace {
@@ -104,14 +104,46 @@ fs::path make_dated_dir() {
   setup_error("cannot find a free encore-trace-* directory name in " + cwd.string());
 }
 
+// The command's exit code, unless it said 0 and the capture could not write its trace whole
+// (a full disk: the capture named the file; a rank cut short): then 1, with a line saying so.
+// A command that ran no MPI program leaves no rank files: a warning only.
+int capture_outcome(const fs::path& dir, int code, bool quiet) {
+  std::error_code ec;
+  const TraceDir trace(dir);
+  if (!fs::exists(trace.manifest_path(), ec)) {
+    if (!fs::exists(trace.events_path(0), ec)) {
+      if (!quiet)
+        print_error(
+            format_in(dir.string(), "no trace was written (did the command run an MPI program?)"));
+      return code;
+    }
+    print_error(format_in(dir.string(),
+                          "the capture could not finish its trace (no manifest; "
+                          "see the lines above)"));
+    return code == 0 ? kExitTraceProblem : code;
+  }
+  if (code != 0) return code;
+  try {
+    const Manifest m = load_manifest(trace.manifest_path());
+    std::string cut;
+    for (const RankInfo& r : m.ranks)
+      if (r.status == RankStatus::aborted) cut += (cut.empty() ? "" : ",") + std::to_string(r.rank);
+    if (cut.empty()) return code;
+    print_error(format_in(dir.string(), "the trace of rank(s) " + cut +
+                                            " is cut short (see the lines above); `encore check` "
+                                            "shows where"));
+  } catch (const Error& e) {
+    print_error(e.what());
+  }
+  return kExitTraceProblem;
+}
+
 int record(const RecordOptions& o) {
   if (o.command.empty())
     setup_error("record: no command given (encore record [options] -- COMMAND ...)");
-  if (!o.payload_ranks.empty() && o.payload_ranks != "all" && o.payload_ranks != "none") {
-    static const std::regex list(R"(\d+(-\d+)?(,\d+(-\d+)?)*)");
-    if (!std::regex_match(o.payload_ranks, list))
-      setup_error("--payload-ranks " + o.payload_ranks +
-                  ": expected all, none or a list of ranks and ranges such as 0,2-5");
+  if (RankList ranks; !o.payload_ranks.empty()) {
+    if (const std::string why = RankList::parse(o.payload_ranks, ranks); !why.empty())
+      setup_error("--payload-ranks " + o.payload_ranks + ": " + why);
   }
   const fs::path lib = find_library(kDumpLibName, "ENCORE_DUMP_LIB", kDumpBuildPath);
   const bool dated = o.output.empty();
@@ -134,12 +166,8 @@ int record(const RecordOptions& o) {
   prepend_preload(lib);
 
   const int code = run_command(o.command);
-  std::error_code ec;
-  if (!fs::exists(dir / kManifestFileName, ec) && !o.quiet)
-    print_error(
-        format_in(dir.string(), "no trace was written (did the command run an MPI program?)"));
   if (dated) print_error("trace in " + dir.string());
-  return code;
+  return capture_outcome(dir, code, o.quiet);
 }
 
 }  // namespace
