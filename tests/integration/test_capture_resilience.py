@@ -133,6 +133,16 @@ class Resilience(harness.TempDirTest):
             check = harness.run([harness.TOOL, "check", str(trace)], check=False)
             self.assertIn(check.returncode, (1, 3), check.stdout + check.stderr)
             self.assertNotIn("Segmentation", check.stderr)
+            # Under `encore record` the program's 0 becomes 1, with a line naming the trace.
+            subprocess.run(["rm", "-rf", str(trace)], check=True)
+            rec = harness.run([harness.TOOL, "record", "-o", str(mnt / "t2"), "--flush-ms", "50",
+                               "--", harness.MPIEXEC, "-n", "2", loops, "20000", "20"],
+                              check=False)
+            self.assertEqual(rec.returncode, 1, rec.stderr)
+            self.assertIn("No space left on device", rec.stderr)
+            self.assertRegex(rec.stderr.strip().splitlines()[-1],
+                             r"^encore: .*t2: (the trace of rank\(s\) [\d,]+ is not complete|the "
+                             r"capture could not finish its trace)")
         finally:
             subprocess.run(["umount", str(mnt)], capture_output=True)
 

@@ -104,8 +104,8 @@ fs::path make_dated_dir() {
   setup_error("cannot find a free encore-trace-* directory name in " + cwd.string());
 }
 
-// The command's exit code, unless it said 0 and the capture could not write its trace whole
-// (a full disk: the capture named the file; a rank cut short): then 1, with a line saying so.
+// The command's exit code, unless it said 0 and its trace is not whole (a full disk: the
+// capture named the file; a rank that never reached MPI_Finalize): then 1, with a line.
 // A command that ran no MPI program leaves no rank files: a warning only.
 int capture_outcome(const fs::path& dir, int code, bool quiet) {
   std::error_code ec;
@@ -127,11 +127,12 @@ int capture_outcome(const fs::path& dir, int code, bool quiet) {
     const Manifest m = load_manifest(trace.manifest_path());
     std::string cut;
     for (const RankInfo& r : m.ranks)
-      if (r.status == RankStatus::aborted) cut += (cut.empty() ? "" : ",") + std::to_string(r.rank);
+      if (r.status != RankStatus::complete)
+        cut += (cut.empty() ? "" : ",") + std::to_string(r.rank);
     if (cut.empty()) return code;
     print_error(format_in(dir.string(), "the trace of rank(s) " + cut +
-                                            " is cut short (see the lines above); `encore check` "
-                                            "shows where"));
+                                            " is not complete (see the lines above); `encore "
+                                            "check` shows where"));
   } catch (const Error& e) {
     print_error(e.what());
   }
