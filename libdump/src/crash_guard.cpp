@@ -2,9 +2,11 @@
 
 #include <signal.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "recorder.hpp"
+#include <mpi.h>
 
 namespace encore::dump {
 namespace {
@@ -25,7 +27,39 @@ void on_exit() {
   if (Recorder* rec = Recorder::get()) rec->finish(EndStatus::exited);
 }
 
+// MPI_ERRORS_ARE_FATAL, with the trace flushed first: MPICH's own fatal handler aborts through
+// its process manager and then waits to be killed (SIGKILL), so nothing of the trace since the
+// last periodic flush would be written. Says what MPICH says, then aborts as it does.
+void on_fatal_mpi_error(MPI_Comm* comm, int* code, ...) {
+  if (Recorder* rec = Recorder::get(); rec && rec->writer) rec->writer->emergency_flush();
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  PMPI_Error_string(code ? *code : MPI_ERR_OTHER, text, &len);
+  int rank = -1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr,
+               "Fatal error on rank %d (MPI_ERRORS_ARE_FATAL; the Encore trace was "
+               "flushed): %s\n",
+               rank, text);
+  std::fflush(stderr);
+  PMPI_Abort(comm ? *comm : MPI_COMM_WORLD, code ? *code : MPI_ERR_OTHER);
+}
+
 }  // namespace
+
+void install_fatal_error_handler() {
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_create_errhandler(on_fatal_mpi_error, &handler) != MPI_SUCCESS) return;
+  for (MPI_Comm c : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
+    MPI_Errhandler current = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(c, &current) != MPI_SUCCESS) continue;
+    if (current == MPI_ERRORS_ARE_FATAL) PMPI_Comm_set_errhandler(c, handler);
+    if (current != MPI_ERRHANDLER_NULL && current != MPI_ERRORS_ARE_FATAL &&
+        current != MPI_ERRORS_RETURN)
+      PMPI_Errhandler_free(&current);
+  }
+  PMPI_Errhandler_free(&handler);  // the communicators keep it
+}
 
 void install_crash_guard() {
   struct sigaction sa {};

@@ -252,6 +252,7 @@ void Recorder::start(int thread_level) {
   rec->writer->start();
   instance_.store(rec, std::memory_order_release);
   install_crash_guard();
+  install_fatal_error_handler();
 }
 
 // Called from MPI_Finalize before PMPI_Finalize: the last collective work of the tool.

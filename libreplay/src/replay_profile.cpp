@@ -169,8 +169,8 @@ ReplayProfile::ReplayProfile(const std::filesystem::path& dir,
   m.clock.source = std::string(to_string(clock_.source()));
   m.clock.resolution_ns = clock_.resolution_ns();
   m.clock.why = clock_choice_.why;
-  m.replay_of =
-      ReplayOf{std::filesystem::absolute(recorded_trace).lexically_normal().string(), rank};
+  m.replay_of = ReplayOf{std::filesystem::absolute(recorded_trace).lexically_normal().string(),
+                         rank, recorded.start_time_unix_ns};
   const RankInfo* rec = recorded.rank_info(rank);
   RankInfo info = rec ? *rec : RankInfo{};
   info.rank = rank;

@@ -253,9 +253,12 @@ Manifest manifest_from_json(const json& doc, std::string_view source) {
 
   if (top.has("replay_of")) {
     const Node replay = top.object("replay_of");
-    m.replay_of =
-        ReplayOf{replay.string("trace"), static_cast<std::uint32_t>(replay.unsigned_int(
-                                             "rank", std::numeric_limits<std::uint32_t>::max()))};
+    m.replay_of = ReplayOf{replay.string("trace"),
+                           static_cast<std::uint32_t>(replay.unsigned_int(
+                               "rank", std::numeric_limits<std::uint32_t>::max())),
+                           0};
+    if (replay.has("recording_start_ns"))
+      m.replay_of->recording_start_ns = replay.signed_int("recording_start_ns");
   }
   m.raw = doc;
   return m;
@@ -320,10 +323,12 @@ json manifest_to_json(const Manifest& m) {
     ranks.push_back(overlay(std::move(base), rank));
   }
   doc["ranks"] = std::move(ranks);
-  if (m.replay_of)
-    doc["replay_of"] = overlay(doc.value("replay_of", json::object()),
-                               {{"trace", m.replay_of->trace}, {"rank", m.replay_of->rank}});
-  else
+  if (m.replay_of) {
+    json of = {{"trace", m.replay_of->trace}, {"rank", m.replay_of->rank}};
+    if (m.replay_of->recording_start_ns != 0)
+      of["recording_start_ns"] = m.replay_of->recording_start_ns;
+    doc["replay_of"] = overlay(doc.value("replay_of", json::object()), of);
+  } else
     doc.erase("replay_of");
   return doc;
 }

@@ -107,6 +107,23 @@ class Resilience(harness.TempDirTest):
         self.assertEqual(calls.count("MPI_Sendrecv_replace"), 50)
         self.assertEqual(calls[-1], "MPI_Abort")
 
+    def test_fatal_mpi_error_flushes_first(self):
+        # MPI_ERRORS_ARE_FATAL: MPICH aborts through the process manager and waits to be
+        # killed, so before the capture's handler the faulty rank's trace held nothing of a
+        # short run. Now its calls up to the failing one are in the trace.
+        trace = self.tmp / "fatal"
+        rec = harness.record(trace, 2, f"{PROGRAMS}/test_fatal_error", 100, check=False)
+        self.assertNotEqual(rec.returncode, 0, rec.stderr)
+        self.assertRegex(rec.stderr, r"Fatal error on rank 1 \(MPI_ERRORS_ARE_FATAL; the Encore "
+                                     r"trace was flushed\): Invalid rank")
+        check = harness.run([harness.TOOL, "check", str(trace)], check=False)
+        self.assertEqual(check.returncode, 1, check.stdout + check.stderr)
+        m = re.search(r"rank 1: (?:incomplete|truncated) at event (\d+)", check.stdout)
+        self.assertTrue(m, check.stdout)
+        self.assertGreaterEqual(int(m.group(1)), 100, check.stdout)
+        shown = harness.run([harness.TOOL, "show", "--rank", "1", str(trace)], check=False).stdout
+        self.assertEqual(shown.count(" MPI_Allreduce "), 100, shown[-500:])
+
     def test_disk_full(self):
         # A 300 KiB tmpfs fills up while the 1 MiB ping-pong is recorded: each rank says once
         # that its trace stops there, the program itself finishes normally, and what was

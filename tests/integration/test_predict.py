@@ -132,6 +132,21 @@ class PredictExamples(unittest.TestCase):
                                    r"body")
         self.assertNotIn("rank-00001", p.stderr)
 
+    def test_profile_of_another_recording_is_refused(self):
+        # A second recording of ring: the same calls, another run. A replay profile of it
+        # (which carries its recording's start time) is refused for the first recording.
+        other = self.root / "ring-again"
+        harness.record(other, 2, harness.example("ring"))
+        prof = self.root / "ring-again-prof0"
+        harness.run([TOOL, "replay", "--rank", "0", "-o", str(prof), str(other), "--",
+                     harness.example("ring")], timeout=120)
+        p = tool("predict", self.root / "ring", "--replay", prof, check=False)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertRegex(p.stderr, r"replays the recording started at .* \(.*ring-again\), not "
+                                   r"this one \(started at ")
+        self.assertEqual(tool("predict", other, "--replay", prof).returncode, 0)
+
     def test_output_must_be_a_new_directory(self):
         # -o onto the capture itself, an earlier prediction, or a file: refused before anything
         # is written, and the capture still checks out whole.

@@ -167,7 +167,7 @@ int predict_main(const PredictOptions& o) {
   for (const std::string& dir : o.replay) {
     predict::ReplayProfile p;
     try {
-      p = predict::open_profile(dir, n);
+      p = predict::open_profile(dir, n, t.manifest.start_time_unix_ns);
     } catch (const Error& e) {
       throw ExitError(kExitUnreadable, e.what());
     }

@@ -88,6 +88,9 @@ struct RankInfo {
 struct ReplayOf {
   std::string trace;
   std::uint32_t rank = 0;
+  // The recording's start_time_unix_ns: which recording this replays, wherever it was moved
+  // (0: not recorded, profiles before session 26).
+  std::int64_t recording_start_ns = 0;
 };
 
 struct Manifest {

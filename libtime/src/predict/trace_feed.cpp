@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/manifest.hpp"
 #include "encore/predict/loggps_engine.hpp"
 
 namespace encore::predict {
@@ -43,7 +44,8 @@ std::int64_t gap_of(const Event& ev, std::int64_t& prev_end) {
 
 }  // namespace
 
-ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs) {
+ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs,
+                           std::int64_t recording_start_ns) {
   // Only the keys of the profile contract are read (kind, nprocs, replay_of.rank): a profile
   // lists one rank of an N-rank run, which the capture manifest's validation would refuse.
   const TraceDir d(dir);
@@ -68,6 +70,15 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   const auto& r = doc["replay_of"].value("rank", nlohmann::json());
   if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
     throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
+  // Another recording of the same program has the same calls but other compute and messages.
+  const auto& began = doc["replay_of"].value("recording_start_ns", nlohmann::json());
+  if (recording_start_ns != 0 && began.is_number_integer() &&
+      began.get<std::int64_t>() != recording_start_ns)
+    throw Error(fmt::format(
+        "{}: replays the recording started at {} ({}), not this one (started "
+        "at {})",
+        where, iso_utc(began.get<std::int64_t>()),
+        doc["replay_of"].value("trace", std::string("?")), iso_utc(recording_start_ns)));
   ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}, {}, {}};
   // Optional totals (absent from a replay that was killed, or older than the key).
   const auto number = [&](const nlohmann::json& obj, const char* key,

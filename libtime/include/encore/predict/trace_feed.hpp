@@ -61,8 +61,10 @@ struct ReplayProfile {
 };
 
 // Loads a profile directory's manifest and checks it replays a rank of a run of `nprocs`
-// ranks. Throws Error naming the directory.
-ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs);
+// ranks, and of the recording that started at `recording_start_ns` where both say (0: not
+// checked). Throws Error naming the directory.
+ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nprocs,
+                           std::int64_t recording_start_ns = 0);
 
 // One pass over the replayed ranks (capture and profile side by side), which also sums each
 // profile's stalls (`stalls` says what the feeds then do with them; automatic is resolved per
