@@ -152,6 +152,9 @@ ThreadStream::Pending ThreadStream::pending() {
   };
   p.current_events = in(p.sealed_events, ev_) ? nullptr : ev_;
   p.current_payload = in(p.sealed_payload, pl_) ? nullptr : pl_;
+  // Under mu_: a payload roll sets its new segment under mu_ too, so no payload the mark
+  // refers to can be in a segment this snapshot does not list.
+  if (p.current_events) p.current_events_upto = p.current_events->published();
   return p;
 }
 

@@ -361,6 +361,12 @@ class ThreadStream {
     std::vector<Segment*> sealed_payload;
     Segment* current_events = nullptr;
     Segment* current_payload = nullptr;
+    // The current events segment's published mark when the snapshot was taken. Draining events
+    // only up to it keeps every event chunk's payload among the segments listed here (the
+    // thread publishes payload before the event naming it): an events mark read later could
+    // name payload the writer has not drained yet, and a rank killed in between would leave
+    // events on disk whose data is not.
+    Mark current_events_upto{};
     // Whether the thread will soon want another segment of the kind: it sealed one, or has
     // filled half of its current one (the writer then has SegmentPool::prepare make one).
     bool wants_more(StreamKind kind) const;

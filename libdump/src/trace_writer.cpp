@@ -104,26 +104,27 @@ void TraceWriter::drain(bool tails) {
     for (auto& st : streams_) states.push_back(&st);
   }
   for (StreamState* st : states) {
+    // The stream's thread keeps out of its events while they are drained (help), from the
+    // snapshot on: it would otherwise encode events past the snapshot's mark.
+    std::lock_guard help(help_mu_);
     auto p = st->stream->pending();
     // A thread about to want a segment finds one ready (run() prepares it): it neither
     // allocates nor populates one in its call.
     want_payload_ = want_payload_ || p.wants_more(StreamKind::payload);
     want_events_ = want_events_ || p.wants_more(StreamKind::events);
-    // Payload first: an event chunk on disk should not refer to payload that is not.
+    // Payload first: an event chunk on disk should not refer to payload that is not (and the
+    // events only up to the snapshot's mark, see Pending::current_events_upto).
     for (Segment* s : p.sealed_payload) {
       drain_segment(*st, s, s->published());
       pool_.release(s);
     }
     if (tails && p.current_payload)
       drain_segment(*st, p.current_payload, p.current_payload->published());
-    // The stream's thread keeps out of its events while they are drained (help).
-    std::lock_guard help(help_mu_);
     for (Segment* s : p.sealed_events) {
       drain_segment(*st, s, s->published());
       pool_.release(s);
     }
-    if (tails && p.current_events)
-      drain_segment(*st, p.current_events, p.current_events->published());
+    if (tails && p.current_events) drain_segment(*st, p.current_events, p.current_events_upto);
   }
 }
 
@@ -337,16 +338,15 @@ void TraceWriter::emergency_flush() noexcept {
   for (auto& st : streams_) {
     // Sealed segments not drained yet, then the current ones, in stream order as in drain().
     const auto p = st.stream->pending();
-    for (Segment* s : p.sealed_payload) emergency_write(st, s);
-    if (p.current_payload) emergency_write(st, p.current_payload);
-    for (Segment* s : p.sealed_events) emergency_write(st, s);
-    if (p.current_events) emergency_write(st, p.current_events);
+    for (Segment* s : p.sealed_payload) emergency_write(st, s, s->published());
+    if (p.current_payload) emergency_write(st, p.current_payload, p.current_payload->published());
+    for (Segment* s : p.sealed_events) emergency_write(st, s, s->published());
+    if (p.current_events) emergency_write(st, p.current_events, p.current_events_upto);
   }
   io_mu_.unlock();
 }
 
-void TraceWriter::emergency_write(StreamState& st, Segment* s) noexcept {
-  const Mark upto = s->published();
+void TraceWriter::emergency_write(StreamState& st, Segment* s, const Mark& upto) noexcept {
   Mark& done = s->flushed();
   if (upto.bytes <= done.bytes && upto.times <= done.times) return;
   const bool ev = s->kind() == StreamKind::events;

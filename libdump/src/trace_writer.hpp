@@ -87,7 +87,7 @@ class TraceWriter {
   void run();
   void drain(bool tails);
   void drain_segment(StreamState& st, Segment* s, const Mark& upto);
-  void emergency_write(StreamState& st, Segment* s) noexcept;
+  void emergency_write(StreamState& st, Segment* s, const Mark& upto) noexcept;
   // Returns the bytes written (0 if nothing was).
   std::size_t write_chunk(StreamFileWriter& file, const ChunkHeader& h,
                           std::span<const std::byte> raw, int level);

@@ -90,5 +90,34 @@ TEST(ThreadStreamSeal, ASegmentBeingRolledOverIsNotAlsoTheCurrentOne) {
   EXPECT_NE(ts.pending().current_events, seen.sealed_events[0]);
 }
 
+// The writer drains a snapshot's payload first, then its events (TraceWriter::drain): the
+// events only up to the mark the snapshot took, since the thread goes on recording meanwhile.
+// That mark names no payload beyond what the snapshot's payload segments held, even when the
+// thread then fills its payload segment, rolls it over and records an event naming the new
+// one: otherwise a rank killed between the two drains left an events chunk on disk whose
+// received data was not ("received data missing" in replay instead of a cut trace).
+TEST(ThreadStreamSeal, ASnapshotsEventsMarkNamesOnlyPayloadItsSegmentsHold) {
+  SegmentPool pool(64u << 20);
+  ThreadStream ts(0, pool);
+  const std::vector<std::byte> block(std::size_t{64} * 1024, std::byte{9});
+  const std::vector<std::byte> body(16, std::byte{1});
+  const RawTimes t{};
+  ts.append_payload(block);
+  ts.append_event(t, body);
+  const ThreadStream::Pending p = ts.pending();
+  ASSERT_NE(p.current_events, nullptr);
+  ASSERT_NE(p.current_payload, nullptr);
+  const std::uint64_t held = p.current_payload->published().payload;
+  EXPECT_EQ(p.current_events_upto.events, 1u);
+  EXPECT_EQ(p.current_events_upto.payload, held);
+  // The thread goes on: past its payload segment's end, then an event naming the new one.
+  for (std::size_t n = 0; n <= kPayloadSegmentBytes; n += block.size()) ts.append_payload(block);
+  ts.append_event(t, body);
+  EXPECT_EQ(ts.pending().sealed_payload.size(), 1u);  // the snapshot's segment, rolled over
+  EXPECT_GT(p.current_events->published().payload, held);  // what a late read would name
+  EXPECT_EQ(p.current_events_upto.payload, held);
+  EXPECT_EQ(p.current_events_upto.events, 1u);
+}
+
 }  // namespace
 }  // namespace encore::dump
