@@ -135,6 +135,24 @@ def _address_arg(fname, pname):
     return any(re.fullmatch(pattern, fname) and pname in names for pattern, names in ADDRESS_ARGS)
 
 
+# MPI_Aint byte displacements of the w-collectives, relative to their buffer: absolute
+# addresses where the buffer is MPI_BOTTOM, so compared with the recording only where it is not.
+BOTTOM_RELATIVE = [
+    (r"MPI_(Alltoallw|Ialltoallw|Alltoallw_init|Neighbor_alltoallw|Ineighbor_alltoallw"
+     r"|Neighbor_alltoallw_init)(_c)?",
+     {"sdispls": "sendbuf", "rdispls": "recvbuf"}),
+]
+
+
+def _bottom_relative(fname, p):
+    if "MPI_Aint" not in p.decl:
+        return None
+    for pattern, names in BOTTOM_RELATIVE:
+        if re.fullmatch(pattern, fname) and p.name in names:
+            return names[p.name]
+    return None
+
+
 def hook(name):
     base = overlay.base_name(name)
     for pattern, stmt in REPLAY_HOOKS:
@@ -232,6 +250,8 @@ def emit_replay_shim(f, modelled, params, enum_name):
             if p is None:
                 continue
             if not _address_arg(f.name, p.name) and (stmt := _in_stmt(i, p, role, flags)):
+                if buf := _bottom_relative(f.name, p):
+                    stmt = f"if ({buf} != MPI_BOTTOM) {stmt}"
                 body.append(f"  {stmt}")
             if stmt := _free_stmt(i, p, role):
                 frees.append(f"  {stmt}")

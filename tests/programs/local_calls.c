@@ -1,6 +1,7 @@
 /* Calls whose results are local to the process, which a replay must compute on its own machine
  * rather than take from the trace: absolute addresses (MPI_Get_address, MPI_BOTTOM, MPI_Aint_add
- * and _diff, types built on them and their contents and extents), MPI_Pack_external,
+ * and _diff, types built on them and their contents and extents, the MPI_Aint displacements
+ * of MPI_Alltoallw_c and MPI_Neighbor_alltoallw at MPI_BOTTOM), MPI_Pack_external,
  * MPI_Reduce_local (predefined and user operations), MPI_Alloc_mem and MPI_Buffer_detach.
  * Every line starts with "rN " (N the rank) and prints only what does not depend on where the
  * process's memory lies, so a replayed rank prints its recorded lines exactly. Run on 2 ranks. */
@@ -74,6 +75,29 @@ static void addresses(int r) {
   MPI_Type_free(&tb);
 }
 
+/* The w-collectives' MPI_Aint displacements at MPI_BOTTOM: absolute addresses. MPICH refuses
+ * MPI_BOTTOM on both sides (aliased buffers), so one side each. */
+static void bottom_alltoallw(int r) {
+  int send[2] = {100 * r + 1, 100 * r + 2}, recv[2] = {0, 0}, nrecv[2] = {0, 0};
+  MPI_Aint absolute[2], relative[2];
+  for (int i = 0; i < 2; ++i) relative[i] = (MPI_Aint)(i * sizeof(int));
+  for (int i = 0; i < 2; ++i) MPI_Get_address(&recv[i], &absolute[i]);
+  const MPI_Count counts[2] = {1, 1};
+  const MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Alltoallw_c(send, counts, relative, types, MPI_BOTTOM, counts, absolute, types,
+                  MPI_COMM_WORLD);
+  /* A periodic ring of two: each rank's left and right neighbour is the other one. */
+  MPI_Comm ring;
+  const int dims[1] = {2}, periods[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  const int ncounts[2] = {1, 1};
+  for (int i = 0; i < 2; ++i) MPI_Get_address(&send[i], &absolute[i]);
+  MPI_Neighbor_alltoallw(MPI_BOTTOM, ncounts, absolute, types, nrecv, ncounts, relative, types,
+                         ring);
+  MPI_Comm_free(&ring);
+  printf("r%d bottom alltoallw %d,%d neighbor %d,%d\n", r, recv[0], recv[1], nrecv[0], nrecv[1]);
+}
+
 static void external(int r) {
   const int in[3] = {r + 1, -2, 0x01020304};
   unsigned char packed[12];
@@ -144,6 +168,7 @@ int main(int argc, char** argv) {
   int r;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   addresses(r);
+  bottom_alltoallw(r);
   external(r);
   reductions(r);
   memory(r);
