@@ -21,7 +21,10 @@ namespace {
 
 int run(int argc, char** argv) {
   using namespace encore::tool;
-  CLI::App app{"Encore: record MPI programs rank by rank and inspect the traces.", "encore"};
+  CLI::App app{
+      "Encore: record an MPI program, replay any one rank alone, predict the whole run; inspect "
+      "and export the traces.",
+      "encore"};
   app.set_version_flag("--version", std::string("encore ") + ENCORE_VERSION + " (trace format " +
                                         std::to_string(encore::kFormatMajor) + "." +
                                         std::to_string(encore::kFormatMinor) + ")");
