@@ -495,6 +495,12 @@ void Call::track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Da
   info->recv = {buf, count, type};
 }
 
+void Call::track_sendrecv(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type) {
+  track_message(r, buf, count, type, false);
+  RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
+  if (info) info->status_unset = true;
+}
+
 void Call::track_collective(MPI_Request r, RecvLayout layout, bool persistent) {
   RequestInfo* info = created_ ? created_ : rec_->requests.newest(r);
   if (!info) return;
@@ -517,19 +523,39 @@ void Call::track_persistent_send(MPI_Request r, const void* buf, MPI_Count count
 
 void Call::complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status) {
   if (!info) return;
-  if (info->kind == RequestKind::recv && status && status != MPI_STATUS_IGNORE &&
-      !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
-    const RecvBlock& b = info->recv;
-    const MPI_Count bytes = status_bytes(status);
-    TypeInfo& t = rec_->types.info(b.type);
-    if (bytes > 0 && t.size > 0)
-      capture_typed(b.base, (bytes + t.size - 1) / t.size, b.type, t, slot);
-  } else if (info->kind == RequestKind::collective) {
-    capture(info->layout, slot);
-  }
+  capture_received(slot, *info, status, false);
   if (!info->persistent) {
     rec_->requests.retire(info);
     resolved_r_ = nullptr;  // the table changed: a later resolve() starts again
+  }
+}
+
+void Call::peek_request(MPI_Request r, const MPI_Status* status) {
+  if (RequestInfo* info = rec_->requests.find({r, 0})) capture_received(0, *info, status, true);
+}
+
+void Call::capture_received(std::uint64_t slot, RequestInfo& req, const MPI_Status* status,
+                            bool peek) {
+  if (req.captured) {
+    if (!peek) req.captured = false;  // the completion after the peek: recorded then
+    return;
+  }
+  req.captured = peek;
+  const RequestInfo* info = &req;
+  if (info->kind == RequestKind::recv && info->status_unset) {
+    const RecvBlock& b = info->recv;
+    TypeInfo& t = rec_->types.info(b.type);
+    if (b.count > 0 && t.size > 0) capture_typed(b.base, b.count, b.type, t, slot);
+  } else if (info->kind == RequestKind::recv && status && status != MPI_STATUS_IGNORE &&
+             !status_cancelled(status) && status->MPI_SOURCE != MPI_PROC_NULL) {
+    const RecvBlock& b = info->recv;
+    const MPI_Count bytes = status_bytes(status);
+    TypeInfo& t = rec_->types.info(b.type);
+    // Never past the posted buffer, whatever a status says.
+    if (bytes > 0 && t.size > 0)
+      capture_typed(b.base, std::min((bytes + t.size - 1) / t.size, b.count), b.type, t, slot);
+  } else if (info->kind == RequestKind::collective) {
+    capture(info->layout, slot);
   }
 }
 

@@ -372,11 +372,15 @@ class Call {
     if (buf != MPI_IN_PLACE) capture_block(buf, count, type, 0);
   }
   void capture_block(const void* base, MPI_Count count, MPI_Datatype type, std::uint64_t slot);
+  // An MPI_Isendrecv(_replace)'s receive: recorded whole at completion (RequestInfo::status_unset).
+  void track_sendrecv(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type);
   void track_message(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                      bool persistent);
   void track_collective(MPI_Request r, RecvLayout layout, bool persistent);
   void track_persistent_send(MPI_Request r, const void* buf, MPI_Count count, MPI_Datatype type,
                              int peer);
+  // MPI_Request_get_status that said done: the data is the program's to read from now on.
+  void peek_request(MPI_Request r, const MPI_Status* status);
   void complete_one(MPI_Request r, const MPI_Status* status);
   void complete_all(std::int64_t n, const MPI_Request* r, const MPI_Status* statuses);
   void complete_index(const MPI_Request* r, int index, const MPI_Status* status);
@@ -513,6 +517,9 @@ class Call {
   RequestInfo* request_at(const MPI_Request* r, int index);
   // Captures what a completed request received and retires it unless it is persistent.
   void complete_request(std::uint64_t slot, RequestInfo* info, const MPI_Status* status);
+  // A receive's or a collective's data, at its completion or when MPI_Request_get_status
+  // says it is done (`peek`: then only once, and not again at the completion).
+  void capture_received(std::uint64_t slot, RequestInfo& req, const MPI_Status* status, bool peek);
   // A request reference: 0 for none; the distance back to its creating event, shifted, on the
   // same thread; else 1, the thread and the event.
   static constexpr std::size_t kRequestRefMax = 1 + 2 * kMaxVarintBytes;

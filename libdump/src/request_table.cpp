@@ -36,16 +36,11 @@ RequestInfo& RequestTable::add(MPI_Request r) {
   if (free_) {
     n = free_;
     free_ = n->next;
-    n->thread = 0;
-    n->event = 0;
-    n->kind = RequestKind::other;
-    n->persistent = false;
-    n->recv = {};
-    n->layout.clear();  // keeps its capacity
-    n->send_buf = nullptr;
-    n->send_count = 0;
-    n->send_type = MPI_DATATYPE_NULL;
-    n->contribution = {};
+    // A recycled node starts as a new one, every field of it (its layout keeps its capacity).
+    RecvLayout layout = std::move(n->layout);
+    layout.clear();
+    static_cast<RequestInfo&>(*n) = RequestInfo{};
+    n->layout = std::move(layout);
   } else {
     n = &nodes_.emplace_back();
   }

@@ -31,7 +31,13 @@ struct RequestInfo {
   std::uint64_t event = 0;  // index of the creating event in its thread's stream
   RequestKind kind = RequestKind::other;
   bool persistent = false;
-  RecvBlock recv{};                // recv: the posted buffer (inline: no allocation per receive)
+  RecvBlock recv{};  // recv: the posted buffer (inline: no allocation per receive)
+  // recv: recorded whole at completion, whatever the status says (MPICH 4.0 leaves an
+  // MPI_Isendrecv(_replace) request's status as the memory held it).
+  bool status_unset = false;
+  // Its received data is in the trace already (an MPI_Request_get_status that said it was
+  // done): the completion records none again. Until the next MPI_Start, if persistent.
+  bool captured = false;
   RecvLayout layout;               // collective: its receive blocks
   const void* send_buf = nullptr;  // persistent sends: hashed at every MPI_Start
   MPI_Count send_count = 0;

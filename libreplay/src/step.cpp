@@ -489,6 +489,15 @@ void Step::complete_one(MPI_Request* r) {
   }
 }
 
+void Step::peek_request(MPI_Request r) {
+  // The data, if the recorded call said done: the capture recorded it then, not at the
+  // completion (whose event holds none).
+  if (r == MPI_REQUEST_NULL || !test_says_done()) return;
+  const RequestState* st = rep_->request(r);
+  if (st && (st->kind == RequestKind::recv || st->kind == RequestKind::collective))
+    fill_slot(0, st->layout);
+}
+
 void Step::complete_all(std::int64_t n, MPI_Request* r) {
   if (!r || !test_says_done()) return;
   for (std::int64_t i = 0; i < n; ++i) {

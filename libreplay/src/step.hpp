@@ -243,6 +243,8 @@ class Step {
   // filled (in place, they are the input); a persistent one's at each MPI_Start(all).
   void check_contribution(const contribution::Blocks& blocks);
   void track_contribution(MPI_Request r, contribution::Blocks blocks);
+  // MPI_Request_get_status: fills a receive's or a collective's buffers where it said done.
+  void peek_request(MPI_Request r);
   void complete_one(MPI_Request* r);
   void complete_all(std::int64_t n, MPI_Request* r);
   void complete_index(MPI_Request* r, int index);

@@ -40,6 +40,7 @@ REPLAY_HOOKS = [
     (r"MPI_Start", "s.start(*request);"),
     (r"MPI_Startall", "s.start_all(count, array_of_requests);"),
     (r"MPI_Request_free", "s.release(request);"),
+    (r"MPI_Request_get_status", "s.peek_request(request);"),
     (r"MPI_Get_address|MPI_Address", "*address = reinterpret_cast<MPI_Aint>(location);"),
     # Process topologies, for the receive layouts of neighbourhood collectives.
     (r"MPI_Cart_create", "rtopo::cart(s, *comm_cart, ndims);"),

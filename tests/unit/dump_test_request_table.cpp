@@ -104,3 +104,26 @@ TEST(RequestTable, RetiredPointerLeavesTheOthersValid) {
   EXPECT_EQ(again.event, 0u);
   EXPECT_EQ(t.find({h, 0}), live[1]);
 }
+
+// A retired request's node is reused for the next one: nothing of the old request may show
+// through (a recycled node that kept `captured` dropped a persistent receive's data).
+TEST(RequestTable, ARecycledRequestStartsAsANewOne) {
+  RequestTable t;
+  const MPI_Request h = 0x2c000001, g = 0x2c000002;
+  encore::dump::RequestInfo& old = t.add(h);
+  old.event = 7;
+  old.kind = encore::dump::RequestKind::recv;
+  old.persistent = true;
+  old.status_unset = true;
+  old.captured = true;
+  old.layout.push_back({nullptr, 3, MPI_INT});
+  t.retire(&old);
+  encore::dump::RequestInfo& fresh = t.add(g);
+  EXPECT_EQ(&fresh, &old);  // the same node, recycled
+  EXPECT_EQ(fresh.event, 0u);
+  EXPECT_EQ(fresh.kind, encore::dump::RequestKind::other);
+  EXPECT_FALSE(fresh.persistent);
+  EXPECT_FALSE(fresh.status_unset);
+  EXPECT_FALSE(fresh.captured);
+  EXPECT_TRUE(fresh.layout.empty());
+}
