@@ -247,6 +247,41 @@ TEST(PredictLogGPS, ComputeSpedUpOnOneRankShortensTheOthersWait) {
   EXPECT_EQ(fast.calls[1][0].wait, 10000 + 1107 - 100);
 }
 
+TEST(PredictLogGPS, ACancelledReceiveTakesNoMessage) {
+  // Rank 1 posts tag 1 and tag 9, cancels the tag-9 one (its Waitall's status says so), then
+  // receives tag 2: the cancelled receive, whose message never comes, left the model waiting
+  // forever at the Waitall. Rank 0 sends tag 1 at 1000 and tag 2 at 1000 + 107 + 5000.
+  Event wait = waitall({0, 1});
+  role_arg(wait, Role::status_array).statuses = {{0, 0, 1, 8, 0},
+                                                 {event_format::kStatusCancelled, 0, 0, 0, 0}};
+  auto s = run({{{send(fn::Send, 1, 1, 8), 1000}, {send(fn::Send, 1, 2, 8), 5000}},
+                {{recv(fn::Irecv, 0, 1, 0, 8)},
+                 {recv(fn::Irecv, 0, 9, 0, 8)},
+                 {wait},
+                 {recv(fn::Recv, 0, 2, 0, 8)}}});
+  ASSERT_EQ(s.calls[1].size(), 4u);
+  EXPECT_EQ(s.calls[1][2].end, 1000 + 1107 + 100);  // the tag-1 message only
+  EXPECT_GT(s.calls[1][3].end, 6000);
+  // A message the cancelled receive never had, but which the model matched with it (rank 0
+  // ran ahead): named, not a wrong timeline.
+  Event again = waitall({0, 1});
+  role_arg(again, Role::status_array).statuses = role_arg(wait, Role::status_array).statuses;
+  auto f = feeds({{{send(fn::Send, 1, 1, 8), 1000}, {send(fn::Send, 1, 9, 8), 5000}},
+                  {{recv(fn::Irecv, 0, 1, 0, 8)},
+                   {recv(fn::Irecv, 0, 9, 0, 8)},
+                   {again},
+                   {recv(fn::Recv, 0, 9, 0, 8)}}});
+  KeepSink sink;
+  try {
+    predict::run_loggps(f, params(), sink);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 1 at MPI_Waitall #2: a receive it cancelled"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(PredictLogGPS, DeadlockIsAnError) {
   auto f = feeds({{{recv(fn::Recv, 1, 0, 1, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8)}}});
   KeepSink sink;

@@ -29,6 +29,20 @@ class Fifo {
   std::size_t size() const noexcept { return v_.size() - head_; }
   const T& front() const { return v_[head_]; }
   void push(const T& x) { v_.push_back(x); }
+  // Removes the first element for which `pred` holds; false if there is none.
+  template <class Pred>
+  bool erase_first(Pred pred) {
+    for (std::size_t i = head_; i < v_.size(); ++i) {
+      if (!pred(v_[i])) continue;
+      v_.erase(v_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (head_ == v_.size()) {
+        v_.clear();
+        head_ = 0;
+      }
+      return true;
+    }
+    return false;
+  }
   T pop() {
     T x = v_[head_++];
     if (head_ == v_.size()) {

@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include "encore/error.hpp"
+#include "encore/event_format.hpp"
 #include "encore/rank_context.hpp"
 
 namespace encore::predict {
@@ -34,6 +35,10 @@ struct Request {
   Time cost = 0;  // the call's own cost (collectives), for the wait split
   Time posted = 0;
   std::uint32_t comm = 0;
+  // A receive posted to a channel: its source's world rank and tag (to take it back from the
+  // channel if a Wait* says it was cancelled).
+  std::uint32_t src = 0;
+  std::int32_t tag = 0;
   bool complete = false;
   // A receive whose source or tag was a wildcard: matched once a Wait* names its status.
   bool unresolved = false;
@@ -352,7 +357,30 @@ class Engine {
       complete(rank, req, at + o_);
       return;
     }
+    Request& q = ranks_[rank].requests[req];
+    q.comm = c.key;
+    q.posted = at;
+    q.src = *world;
+    q.tag = static_cast<std::int32_t>(t);
     post_recv(*world, rank, c.key, t, {rank, req, at});
+  }
+
+  // A Wait* says the receive was cancelled: it never matched, and will not take a later
+  // message. Done o after it was posted. The engine matches a rank's messages as far ahead
+  // as its peers have gone, not in time order: where a message the receive never had was
+  // matched with it already, the model cannot go on (the message belongs to a later receive).
+  void cancel_recv(std::uint32_t rank, Slot slot) {
+    Request& q = ranks_[rank].requests[slot];
+    if (q.complete)
+      throw Error(fmt::format(
+          "loggps model: rank {} at {} #{}: a receive it cancelled was matched with a message "
+          "of rank {} sent later (a pattern the model does not cover; try --model logged)",
+          rank, ranks_[rank].ev.info().name, ranks_[rank].ev.index, q.src));
+    auto& channel = channels_.get({q.src, rank, q.comm, q.tag});
+    if (channel.recvs.erase_first(
+            [&](const RecvPost& r) { return r.rank == rank && r.req == slot; }))
+      --in_flight_messages_;
+    complete(rank, slot, q.posted + o_);
   }
 
   void resolve(std::uint32_t rank, Slot slot, const StatusRecord& st) {
@@ -366,6 +394,8 @@ class Engine {
       complete(rank, slot, q.posted + o_);
       return;
     }
+    q.src = *world;
+    q.tag = static_cast<std::int32_t>(st.tag);
     post_recv(*world, rank, c->key, st.tag, {rank, slot, q.posted});
   }
 
@@ -644,7 +674,14 @@ class Engine {
     const Slot slot = s.requests.find(request_key(ref.thread, ref.event));
     if (slot == kNoSlot) return;  // created by a call the model keeps as recorded
     Request& q = s.requests[slot];
-    if (q.unresolved) {
+    if (status && (status->bits & event_format::kStatusCancelled)) {
+      if (q.unresolved) {  // never posted to a channel
+        q.unresolved = false;
+        complete(rank, slot, q.posted + o_);
+      } else {
+        cancel_recv(rank, slot);
+      }
+    } else if (q.unresolved) {
       if (!status) {
         q.complete = true;
         q.t = q.posted + o_;
