@@ -112,6 +112,16 @@ class ChromeChecks(harness.TempDirTest):
         self.assertTrue(all(a["sent_bytes"] == 8000 and a["received_bytes"] == 8000
                             for a in shifts), shifts)
 
+    def test_messages_to_self(self):
+        # Each rank sends itself 2 messages a round (MPI_COMM_SELF, and its own world rank), 3
+        # rounds: both ends of each are in the same rank's pass, and pair up.
+        trace = self.tmp / "self"
+        programs = pathlib.Path(os.environ.get("ENCORE_TEST_PROGRAMS", "build/tests/programs"))
+        harness.record(trace, 2, str(programs / "test_self_messages"), 3)
+        doc, _, _ = self.export(trace)
+        flows = self.check_structure(doc, 2, manifest_events(trace))
+        self.assertEqual(len(flows), 2 * 2 * 3)
+
     def test_threads(self):
         # 3 threads per rank, each 50 MPI_Sendrecv with the same thread of the other rank.
         trace = self.tmp / "threads"

@@ -135,10 +135,11 @@ class ChromeWriter {
     return cancelled_.contains(e, RequestRef{false, e.thread, e.index});
   }
 
-  // Flow id of the next message on a channel, seen from one end.
-  std::uint64_t next_flow(std::int64_t src, std::int64_t dst, std::int64_t tag,
+  // Flow id of the next message on a channel, seen from one end (counted apart: a message a
+  // rank sends itself is seen from both ends in the same rank's pass).
+  std::uint64_t next_flow(char end, std::int64_t src, std::int64_t dst, std::int64_t tag,
                           std::uint64_t comm) {
-    const auto key = std::make_tuple(src, dst, tag, comm);
+    const auto key = std::make_tuple(end, src, dst, tag, comm);
     const std::uint64_t seq = channels_[key]++;
     std::uint64_t h = mix(static_cast<std::uint64_t>(src) + 0x9e3779b97f4a7c15ULL);
     h = mix(h ^ static_cast<std::uint64_t>(dst));
@@ -163,7 +164,8 @@ class ChromeWriter {
       notes_.insert("messages on unknown communicators have no flow arrows");
       return;
     }
-    flow('s', next_flow(r, w, scalar_arg(e, tag, 0), sizes.comm_key(comm)), r, e, call.start_ns);
+    flow('s', next_flow('s', r, w, scalar_arg(e, tag, 0), sizes.comm_key(comm)), r, e,
+         call.start_ns);
   }
 
   void receive(const Event& e, const TimelineCall& call, std::uint32_t r, MessageSizes& sizes,
@@ -174,7 +176,7 @@ class ChromeWriter {
       notes_.insert("messages on unknown communicators have no flow arrows");
       return;
     }
-    flow('f', next_flow(w, r, st->tag, sizes.comm_key(comm)), r, e, call.start_ns);
+    flow('f', next_flow('f', w, r, st->tag, sizes.comm_key(comm)), r, e, call.start_ns);
   }
 
   void flows(const Event& e, const TimelineCall& call, std::uint32_t r, MessageSizes& sizes,
@@ -220,7 +222,7 @@ class ChromeWriter {
   OutputFile out_;
   std::set<std::string>& notes_;
   std::uint64_t records_ = 0;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint64_t>, std::uint64_t>
+  std::map<std::tuple<char, std::int64_t, std::int64_t, std::int64_t, std::uint64_t>, std::uint64_t>
       channels_;
   CancelledRequests cancelled_;  // the current rank's
   MatchedMessages messages_;
