@@ -282,6 +282,80 @@ TEST(PredictLogGPS, ACancelledReceiveTakesNoMessage) {
   }
 }
 
+Event on_request(std::uint16_t f, std::uint64_t created_by) {
+  Event e = call(f);
+  role_arg(e, Role::request_inout).requests = {{false, 0, created_by}};
+  return e;
+}
+
+TEST(PredictLogGPS, PersistentRequestsStartAsNonblockingOnes) {
+  // Send_init/Recv_init, then three MPI_Starts and Waits a side (rank 0 computes 1000 before
+  // each start): each start posts what its *_init set up, so the timeline is the one of
+  // Isend/Irecv pairs in their place. (The model kept them as recorded, and a persistent
+  // send against a blocking receive left the receive waiting forever.)
+  std::vector<Step> sender{{send(fn::Send_init, 1, 4, 8)}},
+      receiver{{recv(fn::Recv_init, 0, 4, 0, 8)}};
+  std::vector<Step> isender, ireceiver;
+  for (int i = 0; i < 3; ++i) {
+    sender.push_back({on_request(fn::Start, 0), 1000});
+    sender.push_back({on_request(fn::Wait, 0)});
+    isender.push_back({send(fn::Isend, 1, 4, 8), 1000});
+    isender.push_back({on_request(fn::Wait, isender.size() - 1)});
+    receiver.push_back({on_request(fn::Start, 0)});
+    receiver.push_back({on_request(fn::Wait, 0)});
+    ireceiver.push_back({recv(fn::Irecv, 0, 4, 0, 8)});
+    ireceiver.push_back({on_request(fn::Wait, ireceiver.size() - 1)});
+  }
+  sender.push_back({on_request(fn::Request_free, 0)});
+  receiver.push_back({on_request(fn::Request_free, 0)});
+  auto persistent = run({sender, receiver});
+  auto nonblocking = run({isender, ireceiver});
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    ASSERT_EQ(persistent.calls[r].size(), 8u);
+    for (std::size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(persistent.calls[r][i + 1].end - 50, nonblocking.calls[r][i].end) << r << " " << i;
+      EXPECT_EQ(persistent.calls[r][i + 1].wait, nonblocking.calls[r][i].wait) << r << " " << i;
+    }
+  }
+  EXPECT_GT(persistent.calls[1][6].end, 3000);  // the receiver waited for the third message
+  // A persistent send received by a blocking MPI_Recv.
+  auto mixed = run(
+      {sender,
+       {{recv(fn::Recv, 0, 4, 0, 8)}, {recv(fn::Recv, 0, 4, 0, 8)}, {recv(fn::Recv, 0, 4, 0, 8)}}});
+  EXPECT_GT(mixed.calls[1][2].end, 3000);
+}
+
+TEST(PredictLogGPS, IsendrecvWaitsForItsMessage) {
+  // Rank 0's MPI_Isendrecv with rank 1, which computes 1000 first and answers with a
+  // blocking MPI_Sendrecv: rank 0's Wait ends once rank 1's message is there (o + 7 + L + o
+  // after 1000 + o), and neither waits forever.
+  Event isr = call(fn::Isendrecv);
+  role_arg(isr, Role::peer, 0).scalar = 1;
+  role_arg(isr, Role::peer, 1).scalar = 1;
+  isr.send_hashes.push_back({0, 8});
+  Event sr = call(fn::Sendrecv);
+  role_arg(sr, Role::peer, 0).scalar = 0;
+  role_arg(sr, Role::peer, 1).scalar = 0;
+  role_arg(sr, Role::status_out).statuses = {{0, 0, 0, 8, 0}};
+  sr.send_hashes.push_back({0, 8});
+  auto s = run({{{isr}, {on_request(fn::Wait, 0)}}, {{sr, 1000}}});
+  ASSERT_EQ(s.calls[0].size(), 2u);
+  EXPECT_GE(s.calls[0][1].end, 1000 + 100 + 1107);
+  EXPECT_GT(s.calls[0][1].wait, 1000);
+}
+
+TEST(PredictLogGPS, MatchedProbeTakesTheMessage) {
+  // MPI_Mprobe waits for rank 0's message (sent at 1000) as a receive does; the MPI_Mrecv
+  // after it keeps its recorded duration.
+  Event mp = call(fn::Mprobe);
+  role_arg(mp, Role::peer).scalar = 0;
+  role_arg(mp, Role::status_out).statuses = {{0, 0, 0, 8, 0}};
+  auto s = run({{{send(fn::Send, 1, 0, 8), 1000}}, {{mp}, {call(fn::Mrecv, 300)}}});
+  ASSERT_EQ(s.calls[1].size(), 2u);
+  EXPECT_EQ(s.calls[1][0].end, 1000 + 1107 + 100);
+  EXPECT_EQ(s.calls[1][1].end - s.calls[1][1].start, 300);
+}
+
 TEST(PredictLogGPS, DeadlockIsAnError) {
   auto f = feeds({{{recv(fn::Recv, 1, 0, 1, 8)}}, {{recv(fn::Recv, 0, 0, 0, 8)}}});
   KeepSink sink;

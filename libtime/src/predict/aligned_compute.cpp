@@ -15,7 +15,7 @@ namespace {
 bool unsuccessful_poll(const Event& ev) {
   const CallClass& c = classify(ev.function);
   if (c.op == Op::test) return !completes(c, ev);
-  if (c.op == Op::probe) return !probe_found(ev);
+  if (c.op == Op::probe || c.op == Op::mprobe) return !probe_found(ev);
   return false;
 }
 

@@ -76,6 +76,22 @@ CallClass make(const FunctionInfo& f) {
     c.op = Op::probe;
   else if (one_of(n, {"Sendrecv", "Sendrecv_replace"}))
     c.op = Op::sendrecv;
+  else if (one_of(n, {"Isendrecv", "Isendrecv_replace"}))
+    c.op = Op::isendrecv;
+  else if (one_of(n, {"Mprobe", "Improbe"}))
+    c.op = Op::mprobe;
+  else if (one_of(n, {"Send_init", "Rsend_init"}))
+    c.op = Op::psend_init;
+  else if (n == "Bsend_init")
+    c = {Op::psend_init, false, true, {}};
+  else if (n == "Ssend_init")
+    c = {Op::psend_init, true, false, {}};
+  else if (n == "Recv_init")
+    c.op = Op::precv_init;
+  else if (one_of(n, {"Start", "Startall"}))
+    c.op = Op::start;
+  else if (n == "Request_free")
+    c.op = Op::free_request;
   else if (one_of(n, {"Wait", "Waitall", "Waitany", "Waitsome"}))
     c.op = Op::wait;
   else if (one_of(n, {"Test", "Testall", "Testany", "Testsome"}))
@@ -99,7 +115,8 @@ CallClass make(const FunctionInfo& f) {
   c.some = n.ends_with("some");
   c.moves = moves_data(c.op);
   c.shapes = shapes_context(f.category);
-  c.needs_comm = c.op != Op::wait && c.op != Op::test && c.op != Op::local;
+  c.needs_comm = c.op != Op::wait && c.op != Op::test && c.op != Op::local && c.op != Op::start &&
+                 c.op != Op::free_request;
   c.sized = c.moves && c.op != Op::recv && c.op != Op::irecv;
   bool comm_roles = false;  // CommTable::observe acts on nothing else
   for (const auto& p : f.params)
@@ -129,6 +146,8 @@ bool moves_data(Op op) {
     case Op::recv:
     case Op::irecv:
     case Op::sendrecv:
+    case Op::isendrecv:
+    case Op::psend_init:
     case Op::coll:
     case Op::icoll:
       return true;

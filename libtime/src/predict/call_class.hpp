@@ -24,7 +24,18 @@ enum class Op : std::uint8_t {
   coll,
   icoll,
   comm_create,  // a blocking call over a communicator that creates another
+  // Persistent point-to-point (loggps re-times each MPI_Start(all) as an Isend or Irecv of
+  // what the *_init call set up; the logged model keeps these as recorded, as local calls).
+  psend_init,
+  precv_init,
+  start,         // Start, Startall
+  free_request,  // Request_free: forgets a persistent request's set-up
+  isendrecv,     // Isendrecv(_replace): an Isend and an Irecv under one request
+  mprobe,        // Mprobe, Improbe: a receive of the message (Mrecv: its recorded copy)
 };
+
+// The ops the logged model keeps as recorded, as it keeps local calls.
+inline bool logged_as_local(Op op) { return op == Op::local || op >= Op::psend_init; }
 
 struct CallClass {
   Op op = Op::local;

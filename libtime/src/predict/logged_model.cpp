@@ -22,6 +22,7 @@ namespace encore::predict {
 std::int64_t solo_cost(const Event& ev, const RankContext& ctx, const LogGPSParams& p) {
   const CallClass& cls = classify(ev.function);
   const std::int64_t d = static_cast<std::int64_t>(ev.end_ns - ev.start_ns);
+  if (logged_as_local(cls.op)) return d;
   switch (cls.op) {
     case Op::local:
       return d;
@@ -311,7 +312,8 @@ class Compensated {
     const CallClass& cls = classify(ev.function);
     s.keys.clear();
     const CommInfo* c = nullptr;
-    if (cls.op != Op::wait && cls.op != Op::test && cls.op != Op::local && cls.op != Op::probe) {
+    if (cls.op != Op::wait && cls.op != Op::test && !logged_as_local(cls.op) &&
+        cls.op != Op::probe) {
       c = s.comms.find(static_cast<std::uint64_t>(scalar_of(ev, Role::comm, 0, 0)));
       if (!c || ev.rc != 0) return;
     }
@@ -323,6 +325,12 @@ class Compensated {
     switch (cls.op) {
       case Op::local:
       case Op::probe:  // keeps its recorded duration, as every call here
+      case Op::psend_init:
+      case Op::precv_init:
+      case Op::start:
+      case Op::free_request:
+      case Op::isendrecv:
+      case Op::mprobe:
         break;
       case Op::send:
         s.keys.push_back(internal(s));

@@ -138,8 +138,21 @@ struct Collective {
 using Channels = ChannelTable<SendPost, RecvPost, ProbePost>;
 constexpr std::size_t kHints = 4;  // channels remembered per rank and direction, by peer
 
+// What an MPI_Send_init (Bsend, Rsend, Ssend) or MPI_Recv_init set up: each MPI_Start of the
+// request posts it as an Isend or Irecv would.
+struct PersistentSetUp {
+  std::int64_t comm = 0;  // the communicator's id, looked up at each start
+  std::int64_t peer = 0;
+  std::int64_t tag = 0;
+  std::uint64_t bytes = 0;  // sent (the *_init's count and datatype)
+  const CallClass* send =
+      nullptr;  // the send mode's class (Isend, Ibsend, Issend); none: a receive
+};
+
 struct RankState : RankCursor {
   CommTable comms;
+  // By the request's key (its *_init event); forgotten at MPI_Request_free.
+  std::unordered_map<std::uint64_t, PersistentSetUp> persistent;
   std::optional<RankContext> ctx;  // datatype sizes for message sizes
   RequestTable requests;
   std::unordered_map<std::uint32_t, std::uint64_t> coll_seq;  // per communicator key
@@ -542,6 +555,57 @@ class Engine {
         s.base_end = s.start + s.cost;
         break;
       }
+      case Op::psend_init:
+      case Op::precv_init: {
+        PersistentSetUp& p = s.persistent[own()];
+        p.comm = a.scalar(Role::comm, 0, 0);
+        p.peer = a.scalar(Role::peer);
+        p.tag = a.scalar(Role::tag);
+        p.bytes = mb.sent;
+        p.send = cls.op == Op::precv_init ? nullptr
+                 : cls.sync               ? &classify(fn::Issend)
+                 : cls.buffered           ? &classify(fn::Ibsend)
+                                          : &classify(fn::Isend);
+        post_local(s);
+        break;
+      }
+      case Op::start:
+        post_start(rank, a);
+        break;
+      case Op::free_request: {
+        if (const ArgValue* r = a.get(Role::request_inout);
+            r && !r->requests.empty() && !r->requests[0].null)
+          s.persistent.erase(request_key(r->requests[0].thread, r->requests[0].event));
+        post_local(s);
+        break;
+      }
+      case Op::isendrecv: {
+        // The receive under the request (its Wait* waits for it); the send goes out beside it,
+        // an Isend whose completion nothing waits for.
+        const Slot req = s.requests.add(own());  // an event index: new on its thread
+        start_send(rank, *c, a.scalar(Role::peer, 0), a.scalar(Role::tag, 0), mb.sent,
+                   p_.transfer_ns(mb.sent), classify(fn::Isend), kNoSlot, s.start);
+        start_recv(rank, *c, a.scalar(Role::peer, 1), a.scalar(Role::tag, 1), nullptr, req,
+                   s.start);
+        s.cost = start_cost(s);
+        s.base_end = s.start + s.cost;
+        break;
+      }
+      case Op::mprobe: {
+        // The matched probe takes the message from its channel, as a receive; an MPI_Improbe
+        // that found nothing costs nothing, as a failed MPI_Iprobe.
+        if (!probe_found(ev)) {
+          s.cost = 0;
+          break;
+        }
+        const ArgValue* st = a.get(Role::status_out);
+        const Slot req = internal(s);
+        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag),
+                   st && !st->statuses.empty() ? &st->statuses[0] : nullptr, req, s.start);
+        s.keys.push_back(req);
+        s.cost = o;
+        break;
+      }
       case Op::probe:
         if (post_probe(rank, *c, a)) break;
         if (probe_found(ev)) {
@@ -593,6 +657,33 @@ class Engine {
         break;
       }
     }
+  }
+
+  // MPI_Start(all): each persistent request set up by a *_init the model saw starts as an
+  // Isend or Irecv of it (a request the model does not know keeps its recorded completion).
+  void post_start(std::uint32_t rank, const EventArgs& a) {
+    RankState& s = ranks_[rank];
+    const auto start_one = [&](const RequestRef& ref) {
+      if (ref.null) return;
+      const std::uint64_t key = request_key(ref.thread, ref.event);
+      const auto it = s.persistent.find(key);
+      if (it == s.persistent.end()) return;
+      const PersistentSetUp& p = it->second;
+      const CommInfo* c = s.comms.find(static_cast<std::uint64_t>(p.comm));
+      if (!c) return;
+      const Slot req = s.requests.add(key);
+      if (p.send)
+        start_send(rank, *c, p.peer, p.tag, p.bytes, p_.transfer_ns(p.bytes), *p.send, req,
+                   s.start);
+      else
+        start_recv(rank, *c, p.peer, p.tag, nullptr, req, s.start);
+    };
+    if (const ArgValue* one = a.get(Role::request_inout); one && !one->requests.empty())
+      start_one(one->requests[0]);
+    else if (const ArgValue* arr = a.get(Role::request_array))
+      for (const RequestRef& ref : arr->requests) start_one(ref);
+    s.cost = start_cost(s);
+    s.base_end = s.start + s.cost;
   }
 
   // Wait*/Test*: the requests the recorded call completed, wildcard receives resolved by
