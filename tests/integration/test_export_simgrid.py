@@ -197,7 +197,14 @@ class SimGridTest(harness.TempDirTest):
         (self.tmp / "file").write_text("x")
         bad = tool("export", "--to", "simgrid", trace, self.tmp / "file", check=False)
         self.assertNotEqual(bad.returncode, 0)
-        self.assertIn("not a directory", bad.stderr.lower())
+        self.assertIn("exists and is not an empty directory", bad.stderr)
+        # Nor into a directory that holds something (as OTF2 and DUMPI): it is left alone.
+        (self.tmp / "full").mkdir()
+        (self.tmp / "full" / "keep.txt").write_text("keep")
+        bad = tool("export", "--to", "simgrid", trace, self.tmp / "full", check=False)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("exists and is not an empty directory", bad.stderr)
+        self.assertEqual(sorted(p.name for p in (self.tmp / "full").iterdir()), ["keep.txt"])
 
 
 class RecordedExamples(harness.TempDirTest):

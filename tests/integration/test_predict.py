@@ -146,6 +146,10 @@ class PredictExamples(unittest.TestCase):
         self.assertRegex(p.stderr, r"replays the recording started at .* \(.*ring-again\), not "
                                    r"this one \(started at ")
         self.assertEqual(tool("predict", other, "--replay", prof).returncode, 0)
+        # A profile given where the capture goes: not a capture, exit 3 as the guide says.
+        p = tool("predict", prof, check=False)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertIn("a replay trace; predict starts from a capture", p.stderr)
 
     def test_output_must_be_a_new_directory(self):
         # -o onto the capture itself, an earlier prediction, or a file: refused before anything

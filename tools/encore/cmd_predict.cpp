@@ -157,8 +157,8 @@ int predict_main(const PredictOptions& o) {
   }
   const Trace t = open_trace(o.trace);
   if (t.manifest.kind != TraceKind::capture)
-    throw ExitError(kExitUsage, o.trace + ": a " + std::string(to_string(t.manifest.kind)) +
-                                    " trace; predict starts from a capture");
+    throw ExitError(kExitUnreadable, o.trace + ": a " + std::string(to_string(t.manifest.kind)) +
+                                         " trace; predict starts from a capture");
   const std::uint32_t n = t.manifest.nprocs;
   for (std::uint32_t r = 0; r < n; ++r) require_rank_files(t, r);
 

@@ -15,6 +15,7 @@
 #include "message_sizes.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
+#include "rank_walk.hpp"
 #include "timeline.hpp"
 #include <fmt/format.h>
 
@@ -480,7 +481,7 @@ ExportStats export_simgrid(const std::filesystem::path& trace, const std::filesy
   if (!(options.host_flops > 0))
     throw Error(fmt::format("--host-speed must be positive (got {})", options.host_flops));
   const TraceInput input = open_trace_input(trace);
-  make_output_dir(out);
+  prepare_output_dir(out);  // as the other formats: a new or empty directory
   ExportStats stats;
   std::set<std::string> notes;
   std::uint64_t total = 0;
