@@ -213,7 +213,8 @@ STATUS_ENCODERS = {
     "MPI_Waitall": "c.put_completion_statuses(array_of_statuses, {len}, "
                    "array_of_statuses_user == MPI_STATUSES_IGNORE, array_of_requests_in, count, "
                    "nullptr);",
-    "MPI_Testall": "c.put_completion_statuses(array_of_statuses, {len}, "
+    # Testall that found some request not done leaves every status undefined: none recorded.
+    "MPI_Testall": "c.put_completion_statuses(array_of_statuses, *flag ? {len} : 0, "
                    "array_of_statuses_user == MPI_STATUSES_IGNORE, array_of_requests_in, count, "
                    "nullptr);",
     "MPI_Waitsome": "c.put_completion_statuses(array_of_statuses, {len}, "

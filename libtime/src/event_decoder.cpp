@@ -28,7 +28,12 @@ void read_members(ByteReader& in, std::vector<std::int64_t>& out) {
   out.resize(n);
   std::int64_t prev = -1;
   for (auto& m : out) {
-    prev += in.read_svarint();
+    // Deltas from a damaged chunk may add up past int64: wrapped (defined), then refused as
+    // no world rank (members are world ranks, or -1 for MPI_UNDEFINED).
+    prev = static_cast<std::int64_t>(static_cast<std::uint64_t>(prev) +
+                                     static_cast<std::uint64_t>(in.read_svarint()));
+    if (prev < -1 || prev > std::int64_t{UINT32_MAX})
+      throw Error("communicator member " + std::to_string(prev) + " is not a world rank");
     m = prev;
   }
 }

@@ -203,8 +203,7 @@ Manifest manifest_from_json(const json& doc, std::string_view source) {
 
   m.kind = parse_enum(top, "kind", {TraceKind::capture, TraceKind::replay, TraceKind::predicted});
   m.tool_version = top.string("tool_version");
-  m.nprocs = static_cast<std::uint32_t>(
-      top.unsigned_int("nprocs", std::numeric_limits<std::uint32_t>::max()));
+  m.nprocs = static_cast<std::uint32_t>(top.unsigned_int("nprocs", kMaxProcs));
   m.command = top.strings("command");
   m.start_time_unix_ns = top.signed_int("start_time_unix_ns");
   m.start_time_iso = top.string("start_time_iso");

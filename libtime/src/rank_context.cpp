@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,29 +26,60 @@ std::string_view strip(std::string_view name) {
   return name;
 }
 
-std::int64_t sum(const std::vector<std::int64_t>& v) {
-  std::int64_t s = 0;
-  for (const auto x : v) s += x;
-  return s;
-}
-
+// Counts and sizes come from the trace, which may be damaged: arithmetic on them saturates
+// (sizes, unsigned) or gives up (element counts: the size stays unknown) instead of overflowing.
 std::uint64_t clamp(std::int64_t v) { return v < 0 ? 0 : static_cast<std::uint64_t>(v); }
 
-// Elements of one dimension of a darray that land on process coordinate `coord`.
-std::int64_t darray_local(std::int64_t gsize, std::int64_t distrib, std::int64_t darg,
-                          std::int64_t psize, std::int64_t coord) {
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
+}
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
+}
+
+// The sum of the entries, saturated at int64's bounds, negative totals as 0 (a negative count
+// only lowers a total, as MPI would refuse it anyway).
+std::uint64_t sum(const std::vector<std::int64_t>& v) {
+  std::int64_t s = 0;
+  for (const auto x : v)
+    if (__builtin_add_overflow(s, x, &s)) s = x < 0 ? INT64_MIN : INT64_MAX;
+  return clamp(s);
+}
+
+std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// Elements of one dimension of a darray that land on process coordinate `coord` (none where
+// the arguments are not a valid distribution; nullopt where they overflow).
+std::optional<std::int64_t> darray_local(std::int64_t gsize, std::int64_t distrib,
+                                         std::int64_t darg, std::int64_t psize,
+                                         std::int64_t coord) {
+  if (distrib != kDistributeBlock && distrib != kDistributeCyclic) return gsize;  // NONE
+  if (psize <= 0 || coord < 0 || coord >= psize || gsize < 0) return 0;
   if (distrib == kDistributeBlock) {
-    const std::int64_t b = darg == kDistributeDefaultArg ? (gsize + psize - 1) / psize : darg;
-    return std::clamp<std::int64_t>(gsize - coord * b, 0, b);
+    const std::int64_t b =
+        darg == kDistributeDefaultArg ? gsize / psize + (gsize % psize != 0) : darg;
+    if (b <= 0) return 0;
+    const auto start = checked_mul(coord, b);
+    if (!start) return std::nullopt;
+    return std::clamp<std::int64_t>(gsize - *start, 0, b);
   }
-  if (distrib == kDistributeCyclic) {
-    const std::int64_t b = darg == kDistributeDefaultArg ? 1 : darg;
-    if (b <= 0 || psize <= 0) return 0;
-    const std::int64_t full = gsize / (b * psize);  // complete rounds
-    const std::int64_t rest = gsize - full * b * psize;
-    return full * b + std::clamp<std::int64_t>(rest - coord * b, 0, b);
-  }
-  return gsize;  // MPI_DISTRIBUTE_NONE
+  const std::int64_t b = darg == kDistributeDefaultArg ? 1 : darg;
+  if (b <= 0) return 0;
+  const auto round = checked_mul(b, psize);
+  const auto start = checked_mul(coord, b);
+  if (!round || !start) return std::nullopt;
+  const std::int64_t full = gsize / *round;  // complete rounds
+  const std::int64_t rest = gsize - full * *round;
+  const auto whole = checked_mul(full, b);
+  if (!whole) return std::nullopt;
+  return *whole + std::clamp<std::int64_t>(rest - *start, 0, b);
 }
 
 }  // namespace
@@ -216,12 +250,17 @@ void RankContext::observe_type(const Event& e, std::string_view name) {
     elements = scalar("count");
   } else if (name == "Type_vector" || name == "Type_hvector" || name == "Type_create_hvector" ||
              name == "Type_create_indexed_block" || name == "Type_create_hindexed_block") {
-    elements = scalar("count") * scalar("blocklength");
+    elements = checked_mul(scalar("count"), scalar("blocklength"));
+    if (!elements) return;
   } else if (name == "Type_indexed" || name == "Type_hindexed" || name == "Type_create_hindexed") {
-    elements = sum(list("array_of_blocklengths"));
+    const std::uint64_t n = sum(list("array_of_blocklengths"));
+    if (n > static_cast<std::uint64_t>(INT64_MAX)) return;
+    elements = static_cast<std::int64_t>(n);
   } else if (name == "Type_create_subarray") {
-    std::int64_t n = 1;
-    for (const auto s : list("array_of_subsizes")) n *= s;
+    std::optional<std::int64_t> n = 1;
+    for (const auto s : list("array_of_subsizes"))
+      if (n) n = checked_mul(*n, s);
+    if (!n) return;
     elements = n;
   } else if (name == "Type_create_darray") {
     const auto& gsizes = list("array_of_gsizes");
@@ -237,9 +276,12 @@ void RankContext::observe_type(const Event& e, std::string_view name) {
         coord[d] = psizes[d] > 0 ? r % psizes[d] : 0;
         r = psizes[d] > 0 ? r / psizes[d] : 0;
       }
-      std::int64_t n = 1;
-      for (std::size_t d = 0; d < nd; ++d)
-        n *= darray_local(gsizes[d], distribs[d], dargs[d], psizes[d], coord[d]);
+      std::optional<std::int64_t> n = 1;
+      for (std::size_t d = 0; d < nd && n; ++d) {
+        const auto local = darray_local(gsizes[d], distribs[d], dargs[d], psizes[d], coord[d]);
+        n = local ? checked_mul(*n, *local) : std::nullopt;
+      }
+      if (!n) return;
       elements = n;
     }
   } else if (name == "Type_create_resized" || name == "Type_dup") {
@@ -251,12 +293,12 @@ void RankContext::observe_type(const Event& e, std::string_view name) {
     for (std::size_t i = 0; i < lengths.size() && i < types.size(); ++i) {
       const auto s = type_size(static_cast<std::uint64_t>(types[i]));
       if (!s) return;
-      bytes += clamp(lengths[i]) * *s;
+      bytes = sat_add(bytes, sat_mul(clamp(lengths[i]), *s));
     }
     if (lengths.size() == types.size()) type_sizes_[id] = bytes;
     return;
   }
-  if (elements && old) type_sizes_[id] = clamp(*elements) * *old;
+  if (elements && old) type_sizes_[id] = sat_mul(clamp(*elements), *old);
 }
 
 namespace {
@@ -423,8 +465,8 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
       m.known = false;
       return 0;
     }
-    if (c->list.empty()) return clamp(c->scalar) * *s;
-    return clamp(sum(c->list)) * *s;
+    if (c->list.empty()) return sat_mul(clamp(c->scalar), *s);
+    return sat_mul(sum(c->list), *s);
   };
   const auto payload = [&e] {
     std::uint64_t n = 0;
@@ -494,27 +536,27 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
     case Formula::gatherv:
       m.sent = size_of(kSendcount, kSendtype);
       if (root)
-        m.received = rule.formula == Formula::gather ? n * size_of(kRecvcount, kRecvtype)
+        m.received = rule.formula == Formula::gather ? sat_mul(n, size_of(kRecvcount, kRecvtype))
                                                      : size_of(kRecvcounts, kRecvtype);
       break;
     case Formula::scatter:
     case Formula::scatterv:
       m.received = size_of(kRecvcount, kRecvtype);
       if (root)
-        m.sent = rule.formula == Formula::scatter ? n * size_of(kSendcount, kSendtype)
+        m.sent = rule.formula == Formula::scatter ? sat_mul(n, size_of(kSendcount, kSendtype))
                                                   : size_of(kSendcounts, kSendtype);
       break;
     case Formula::allgather:
       m.sent = size_of(kSendcount, kSendtype);
-      m.received = n * size_of(kRecvcount, kRecvtype);
+      m.received = sat_mul(n, size_of(kRecvcount, kRecvtype));
       break;
     case Formula::allgatherv:
       m.sent = size_of(kSendcount, kSendtype);
       m.received = size_of(kRecvcounts, kRecvtype);
       break;
     case Formula::alltoall:
-      m.sent = n * size_of(kSendcount, kSendtype);
-      m.received = n * size_of(kRecvcount, kRecvtype);
+      m.sent = sat_mul(n, size_of(kSendcount, kSendtype));
+      m.received = sat_mul(n, size_of(kRecvcount, kRecvtype));
       break;
     case Formula::alltoallv:
       m.sent = size_of(kSendcounts, kSendtype);
@@ -530,7 +572,7 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
           if (!s)
             m.known = false;
           else
-            bytes += clamp(c->list[i]) * *s;
+            bytes = sat_add(bytes, sat_mul(clamp(c->list[i]), *s));
         }
         return bytes;
       };
@@ -544,12 +586,12 @@ MessageBytes message_bytes(const RankContext& ctx, const Event& e) {
       const ArgValue* t = arg(kDatatype);
       const auto s = t ? ctx.type_size(static_cast<std::uint64_t>(t->scalar)) : std::nullopt;
       if (c && s && comm->rank >= 0 && static_cast<std::size_t>(comm->rank) < c->list.size())
-        m.received = clamp(c->list[static_cast<std::size_t>(comm->rank)]) * *s;
+        m.received = sat_mul(clamp(c->list[static_cast<std::size_t>(comm->rank)]), *s);
       break;
     }
     case Formula::reduce_scatter_block:
       m.received = size_of(kRecvcount, kDatatype);
-      m.sent = n * m.received;
+      m.sent = sat_mul(n, m.received);
       break;
   }
   return m;

@@ -54,6 +54,12 @@ class Polls(harness.TempDirTest):
         rare = [line for line in by_fn["MPI_Iprobe"] if "tag=99" in line]
         self.assertEqual(len(rare), want["MPI_Iprobe"] // 64, by_fn["MPI_Iprobe"][:3])
         self.assertIn("status={", by_fn["MPI_Iprobe"][0])
+        # A failed MPI_Testall leaves every status undefined: none recorded (the capture
+        # recorded its scratch array's garbage, e.g. src=32628 tag=-238769959).
+        failed = [line for line in by_fn["MPI_Testall"] if " flag=0 " in line]
+        self.assertGreater(len(failed), 64)
+        self.assertTrue(all(line.endswith("flag=0 array_of_statuses=[]") for line in failed),
+                        [line for line in failed if not line.endswith("[]")][:2])
         # A failed MPI_Test names the Irecv that created its request, like the first one.
         tests = by_fn["MPI_Test"]
         self.assertEqual(len({re.search(r"request=\S+", t).group(0) for t in tests[:60]}), 1, tests[:2])

@@ -132,6 +132,12 @@ TEST_F(ManifestTest, WrongTypesAndValuesNamed) {
   doc = manifest_to_json(sample());
   doc["nprocs"] = "2";
   EXPECT_NE(load_error(doc).find("nprocs: expected an integer"), std::string::npos);
+  // A replay profile may list fewer ranks than nprocs, but not name billions: readers size
+  // per-rank tables by it.
+  doc = manifest_to_json(sample());
+  doc["nprocs"] = 2147483647;
+  EXPECT_NE(load_error(doc).find("nprocs: expected an integer from 0 to 16777216"),
+            std::string::npos);
   doc = manifest_to_json(sample());
   doc["ranks"][1]["events"] = -5;
   EXPECT_NE(load_error(doc).find("ranks[1].events"), std::string::npos);

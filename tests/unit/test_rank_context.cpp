@@ -89,6 +89,52 @@ TEST(RankContext, DerivedTypeSizes) {
   EXPECT_FALSE(ctx.type_size(1024).has_value());
 }
 
+// Counts from a damaged trace: no division by zero, no signed overflow (the fuzz round's
+// SIGFPE in predict and export), sizes unknown or saturated instead.
+TEST(RankContext, DamagedCountsNeitherTrapNorOverflow) {
+  RankContext ctx(0, 2);
+  const auto dbl = static_cast<std::int64_t>(predefined(HandleKind::datatype, "MPI_DOUBLE"));
+  const auto in = static_cast<std::int64_t>(predefined(HandleKind::datatype, "MPI_INT"));
+  // A process grid of size 0 (block distribution, default argument): no elements.
+  ctx.observe(EventBuilder(fn::Type_create_darray)
+                  .set("size", 2)
+                  .set("rank", 0)
+                  .set("array_of_gsizes", {10, 7})
+                  .set("array_of_distribs", {121, 121})
+                  .set("array_of_dargs", {-49767, -49767})
+                  .set("array_of_psizes", {0, 1})
+                  .set("oldtype", dbl)
+                  .set("newtype", 1030)
+                  .e);
+  EXPECT_EQ(ctx.type_size(1030), 0u);
+  // count x blocklength past int64: unknown.
+  ctx.observe(EventBuilder(fn::Type_vector)
+                  .set("count", std::int64_t{1} << 62)
+                  .set("blocklength", std::int64_t{1} << 40)
+                  .set("stride", 1)
+                  .set("oldtype", dbl)
+                  .set("newtype", 1031)
+                  .e);
+  EXPECT_FALSE(ctx.type_size(1031).has_value());
+  ctx.observe(EventBuilder(fn::Type_create_subarray)
+                  .set("array_of_subsizes", {std::int64_t{1} << 40, std::int64_t{1} << 40})
+                  .set("oldtype", dbl)
+                  .set("newtype", 1032)
+                  .e);
+  EXPECT_FALSE(ctx.type_size(1032).has_value());
+  // Receive counts that add up past int64: saturated bytes.
+  const auto world = static_cast<std::int64_t>(predefined(HandleKind::comm, "MPI_COMM_WORLD"));
+  auto gatherv = EventBuilder(fn::Gatherv)
+                     .set("sendcount", 1)
+                     .set("sendtype", in)
+                     .set("recvcounts", {std::int64_t{1} << 62, std::int64_t{1} << 62})
+                     .set("recvtype", in)
+                     .set("root", 0)
+                     .set("comm", world)
+                     .e;
+  EXPECT_EQ(message_bytes(ctx, gatherv).received, ~std::uint64_t{0});
+}
+
 TEST(RankContext, CommunicatorsAndCollectiveBytes) {
   RankContext ctx(2, 4);
   const auto world = predefined(HandleKind::comm, "MPI_COMM_WORLD");

@@ -93,11 +93,15 @@ struct ReplayOf {
   std::int64_t recording_start_ns = 0;
 };
 
+// The most ranks a manifest may name: readers size per-rank tables by nprocs, so an
+// untrusted manifest must not name billions (a replay profile lists only some of them).
+inline constexpr std::uint32_t kMaxProcs = 1u << 24;
+
 struct Manifest {
   FormatVersion format_version;
   TraceKind kind = TraceKind::capture;
   std::string tool_version;
-  std::uint32_t nprocs = 0;
+  std::uint32_t nprocs = 0;  // at most kMaxProcs
   std::vector<std::string> command;
   std::int64_t start_time_unix_ns = 0;
   std::string start_time_iso;
