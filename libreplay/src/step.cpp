@@ -142,9 +142,21 @@ void Step::out_comm(int i, MPI_Comm* p) {
   *p = rep_->new_comm(st);
 }
 
+std::optional<std::int64_t> Step::recorded_predefined(int i) const {
+  const HandleKind kind = function_table()[id_].params[static_cast<std::size_t>(i)].handle_kind;
+  const std::int64_t id = arg(i).scalar;
+  if (id == event_format::kNullId) return null_handle(kind);
+  const auto predefined = predefined_handles(kind);
+  if (id >= event_format::kFirstPredefinedId &&
+      static_cast<std::uint64_t>(id - event_format::kFirstPredefinedId) < predefined.size())
+    return predefined[static_cast<std::size_t>(id - event_format::kFirstPredefinedId)].value;
+  return std::nullopt;
+}
+
 void Step::out_group(int i, MPI_Group* p) {
-  (void)i;
-  if (p) *p = static_cast<MPI_Group>(rep_->new_handle(0x88100000u));
+  if (!p) return;
+  const auto known = recorded_predefined(i);
+  *p = static_cast<MPI_Group>(known ? *known : rep_->new_handle(0x88100000u));
 }
 
 void Step::out_datatype(int i, MPI_Datatype* p) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -121,15 +122,19 @@ class Step {
   void out_op(int i, MPI_Op* p);
   template <class H>
   void out_handle(int i, H* p) {
-    (void)i;
     if (!p) return;
-    const auto v = rep_->new_handle(0x7e000000u);
+    const auto known = recorded_predefined(i);
+    const auto v = known ? *known : rep_->new_handle(0x7e000000u);
     if constexpr (std::is_pointer_v<H>)
       *p = reinterpret_cast<H>(static_cast<std::intptr_t>(v));
     else
       *p = static_cast<H>(v);
   }
   void out_request(int i, MPI_Request* p);
+  // The handle output `i` as this library's predefined object (or null handle) where the
+  // trace recorded one (MPI_ERRORS_RETURN, MPI_GROUP_EMPTY, MPI_MESSAGE_NO_PROC...): a
+  // program may compare with it, or skip freeing it. Nothing for any other object.
+  std::optional<std::int64_t> recorded_predefined(int i) const;
   void out_status(int i, MPI_Status* p) {
     if (p && p != MPI_STATUS_IGNORE && !arg(i).statuses.empty())
       write_status(arg(i).statuses.front(), p);

@@ -1,7 +1,8 @@
 /* Calls whose results are local to the process, which a replay must compute on its own machine
  * rather than take from the trace: absolute addresses (MPI_Get_address, MPI_BOTTOM, MPI_Aint_add
  * and _diff, types built on them and their contents and extents, the MPI_Aint displacements
- * of MPI_Alltoallw_c and MPI_Neighbor_alltoallw at MPI_BOTTOM), MPI_Pack_external,
+ * of MPI_Alltoallw_c and MPI_Neighbor_alltoallw at MPI_BOTTOM), predefined handles returned
+ * (MPI_ERRORS_RETURN, MPI_MESSAGE_NO_PROC, MPI_GROUP_EMPTY), MPI_Pack_external,
  * MPI_Reduce_local (predefined and user operations), MPI_Alloc_mem and MPI_Buffer_detach.
  * Every line starts with "rN " (N the rank) and prints only what does not depend on where the
  * process's memory lies, so a replayed rank prints its recorded lines exactly. Run on 2 ranks. */
@@ -98,6 +99,27 @@ static void bottom_alltoallw(int r) {
   printf("r%d bottom alltoallw %d,%d neighbor %d,%d\n", r, recv[0], recv[1], nrecv[0], nrecv[1]);
 }
 
+/* Handles MPI hands back as predefined objects, which a program may compare with. */
+static void predefined_handles(int r) {
+  MPI_Errhandler h;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+  const int errors_return = h == MPI_ERRORS_RETURN;
+  MPI_Errhandler_free(&h);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Message m;
+  MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, MPI_STATUS_IGNORE);
+  const int no_proc = m == MPI_MESSAGE_NO_PROC;
+  MPI_Group world, none;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 0, NULL, &none);
+  const int empty = none == MPI_GROUP_EMPTY;
+  if (!empty) MPI_Group_free(&none);
+  MPI_Group_free(&world);
+  printf("r%d predefined errors_return %d no_proc %d group_empty %d\n", r, errors_return, no_proc,
+         empty);
+}
+
 static void external(int r) {
   const int in[3] = {r + 1, -2, 0x01020304};
   unsigned char packed[12];
@@ -169,6 +191,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   addresses(r);
   bottom_alltoallw(r);
+  predefined_handles(r);
   external(r);
   reductions(r);
   memory(r);
