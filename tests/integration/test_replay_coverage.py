@@ -50,13 +50,16 @@ class ReplayCoverage(harness.TempDirTest):
         with types built on absolute addresses (which move from run to run), MPI_Aint_add and
         _diff, MPI_Type_get_contents and _get_extent of such a type, the MPI_Aint displacements
         of MPI_Alltoallw_c and MPI_Neighbor_alltoallw at MPI_BOTTOM, predefined handles handed
-        back (MPI_ERRORS_RETURN, MPI_MESSAGE_NO_PROC, MPI_GROUP_EMPTY), MPI_Pack_external,
+        back (MPI_ERRORS_RETURN, MPI_MESSAGE_NO_PROC, MPI_GROUP_EMPTY), Fortran-kind types
+        (MPI_Type_create_f90_*, used without a commit), MPI_Pack_external,
         MPI_Reduce_local (predefined operations on predefined types, and a user's operation,
         called), MPI_Alloc_mem and MPI_Buffer_detach. Each rank prints what it recorded."""
         real, outs = self.replay_every_rank("local_calls")
         for rank, out in enumerate(outs):
             mine = [l for l in real.stdout.splitlines() if l.startswith(f"r{rank} ")]
-            self.assertEqual(len(mine), 10, real.stdout)
+            self.assertEqual(len(mine), 11, real.stdout)
+            self.assertIn(f"r{rank} f90 sizes 8 4 8 sendrecv {1 - rank + 0.5:g},"
+                          f"{1 - rank + 1.5:g} count 2", mine)
             self.assertIn(f"r{rank} predefined errors_return 1 no_proc 1 group_empty 1", mine)
             # Block j from rank j (its 100 j + rank + 1); on the ring of two both neighbours
             # are the other rank, whose two messages MPICH matches in the order sent.

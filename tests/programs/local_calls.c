@@ -2,7 +2,8 @@
  * rather than take from the trace: absolute addresses (MPI_Get_address, MPI_BOTTOM, MPI_Aint_add
  * and _diff, types built on them and their contents and extents, the MPI_Aint displacements
  * of MPI_Alltoallw_c and MPI_Neighbor_alltoallw at MPI_BOTTOM), predefined handles returned
- * (MPI_ERRORS_RETURN, MPI_MESSAGE_NO_PROC, MPI_GROUP_EMPTY), MPI_Pack_external,
+ * (MPI_ERRORS_RETURN, MPI_MESSAGE_NO_PROC, MPI_GROUP_EMPTY), Fortran-kind types
+ * (MPI_Type_create_f90_*), MPI_Pack_external,
  * MPI_Reduce_local (predefined and user operations), MPI_Alloc_mem and MPI_Buffer_detach.
  * Every line starts with "rN " (N the rank) and prints only what does not depend on where the
  * process's memory lies, so a replayed rank prints its recorded lines exactly. Run on 2 ranks. */
@@ -120,6 +121,24 @@ static void predefined_handles(int r) {
          empty);
 }
 
+/* Fortran-kind types (MPI_Type_create_f90_*): predefined-like, used without a commit. */
+static void f90_types(int r) {
+  MPI_Datatype real, integer, cplx;
+  MPI_Type_create_f90_real(15, 300, &real);
+  MPI_Type_create_f90_integer(9, &integer);
+  MPI_Type_create_f90_complex(6, MPI_UNDEFINED, &cplx);
+  int rs, is, cs;
+  MPI_Type_size(real, &rs);
+  MPI_Type_size(integer, &is);
+  MPI_Type_size(cplx, &cs);
+  double d[2] = {r + 0.5, r + 1.5}, got[2] = {0, 0};
+  int n = 0;
+  MPI_Status st;
+  MPI_Sendrecv(d, 2, real, 1 - r, 4, got, 2, real, 1 - r, 4, MPI_COMM_WORLD, &st);
+  MPI_Get_count(&st, real, &n);
+  printf("r%d f90 sizes %d %d %d sendrecv %g,%g count %d\n", r, rs, is, cs, got[0], got[1], n);
+}
+
 static void external(int r) {
   const int in[3] = {r + 1, -2, 0x01020304};
   unsigned char packed[12];
@@ -192,6 +211,7 @@ int main(int argc, char** argv) {
   addresses(r);
   bottom_alltoallw(r);
   predefined_handles(r);
+  f90_types(r);
   external(r);
   reductions(r);
   memory(r);
