@@ -113,7 +113,7 @@ TEST(ThreadStreamSeal, ASnapshotsEventsMarkNamesOnlyPayloadItsSegmentsHold) {
   // The thread goes on: past its payload segment's end, then an event naming the new one.
   for (std::size_t n = 0; n <= kPayloadSegmentBytes; n += block.size()) ts.append_payload(block);
   ts.append_event(t, body);
-  EXPECT_EQ(ts.pending().sealed_payload.size(), 1u);  // the snapshot's segment, rolled over
+  EXPECT_EQ(ts.pending().sealed_payload.size(), 1u);       // the snapshot's segment, rolled over
   EXPECT_GT(p.current_events->published().payload, held);  // what a late read would name
   EXPECT_EQ(p.current_events_upto.payload, held);
   EXPECT_EQ(p.current_events_upto.events, 1u);
