@@ -95,7 +95,12 @@ class ReplayNeighbours(harness.TempDirTest):
         shutil.copytree(self.trace, broken)
         with open(broken / "rank-00001.events", "r+b") as f:
             f.truncate(20)  # rank 1's replay cannot even read its stream's header
-        out = harness.run(replay_cmd(broken, 0, "--neighbours", "1"), check=False, timeout=120)
+        # The replay of rank 0 outlives the neighbour's first attempt by a second: a loop still
+        # starting when the replay ends is stopped without a word (on a loaded machine the
+        # 0.2 s halo2d replay could end first).
+        command = ["sh", "-c", f"{harness.example('halo2d')} 256 200 && sleep 1"]
+        out = harness.run([harness.TOOL, "replay", "--rank", "0", "--neighbours", "1", str(broken),
+                           "--", *command], check=False, timeout=120)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertRegex(out.stderr, r"encore: the neighbour replay of rank 1 stopped early "
                                      r"\(exit code [1-9]\d*\)")
