@@ -5,6 +5,7 @@ where it applies), never a crash or a hang; a cut trace still shows what comes b
 Also a small fuzz: bit flips inside raw events chunks with the checksum recomputed, so the
 event decoder itself meets the garbage."""
 import json
+import os
 import pathlib
 import random
 import re
@@ -315,6 +316,23 @@ class BrokenTraces(unittest.TestCase):
         empty.mkdir(exist_ok=True)
         self.assert_fails(empty, "manifest.json", 3)
         self.assert_fails(self.root / "does-not-exist", "does-not-exist", 3)
+
+    def test_deeply_nested_manifest(self):
+        # An unknown key may hold anything, but a million nested arrays overflowed the stack of
+        # every tool (nlohmann copies recursively).
+        t = self.copy("deep-manifest")
+        text = (t / "manifest.json").read_text().rstrip()
+        assert text.endswith("}")
+        (t / "manifest.json").write_text(
+            text[:-1] + ', "extra": ' + "[" * 1_000_000 + "]" * 1_000_000 + "}")
+        self.assert_fails(t, "manifest.json", 3, where=("nesting deeper than 64 at offset",),
+                          commands=(("check",), ("show",), ("stats",)))
+
+    def test_manifest_is_a_fifo(self):
+        t = self.copy("fifo-manifest")
+        (t / "manifest.json").unlink()
+        os.mkfifo(t / "manifest.json")
+        self.assert_fails(t, "manifest.json", 3, where=("not a regular file",))
 
     # --- the decoder meets garbage ------------------------------------------------------
 
