@@ -1,13 +1,13 @@
 #include "encore/predict/trace_feed.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 #include "aligned_compute.hpp"
 #include "call_class.hpp"
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/json_file.hpp"
 #include "encore/manifest.hpp"
 #include "encore/predict/loggps_engine.hpp"
 
@@ -50,14 +50,10 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   // lists one rank of an N-rank run, which the capture manifest's validation would refuse.
   const TraceDir d(dir);
   const std::string where = d.manifest_path().string();
-  std::ifstream in(d.manifest_path());
-  if (!in) throw Error(fmt::format("{}: cannot open (not a replay profile directory?)", where));
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not JSON ({})", where, e.what()));
-  }
+  std::error_code ec;
+  if (!std::filesystem::exists(d.manifest_path(), ec))
+    throw Error(fmt::format("{}: cannot open (not a replay profile directory?)", where));
+  const nlohmann::json doc = read_json_file(d.manifest_path());
   const auto kind = doc.is_object() ? doc.value("kind", nlohmann::json()) : nlohmann::json();
   if (kind != "replay" || !doc.contains("replay_of") || !doc["replay_of"].is_object())
     throw Error(
