@@ -334,6 +334,21 @@ class BrokenTraces(unittest.TestCase):
         os.mkfifo(t / "manifest.json")
         self.assert_fails(t, "manifest.json", 3, where=("not a regular file",))
 
+    def test_profile_of_another_recording_with_a_trace_that_is_not_a_string(self):
+        # replay_of.trace only names the recording in the message; a number there gave a raw
+        # nlohmann type_error.
+        prof = self.copy("profile-trace-number", self.raw)
+        start = json.loads((self.raw / "manifest.json").read_text())["start_time_unix_ns"]
+
+        def as_profile(doc):
+            doc["kind"] = "replay"
+            doc["ranks"] = doc["ranks"][:1]
+            doc["replay_of"] = {"trace": 5, "rank": 0, "recording_start_ns": start + 10**9}
+        edit_manifest(prof, as_profile)
+        self.assert_fails(self.raw, "manifest.json", 3,
+                          where=(str(prof), "replays the recording started at"),
+                          commands=(("predict", "--replay", str(prof)),))
+
     # --- the decoder meets garbage ------------------------------------------------------
 
     def test_fuzz_events_with_valid_checksums(self):
