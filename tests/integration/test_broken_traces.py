@@ -392,6 +392,18 @@ class BrokenTraces(unittest.TestCase):
         p.write_text('{"callsites": 5}')
         self.assert_stats_names_by_id(t, ('"callsites": expected an array',))
 
+    def test_callsite_module_is_a_fifo(self):
+        # Module paths come from the trace: a FIFO blocked stats forever in open().
+        t = self.copy("fifo-callsites", self.sites)
+        os.mkfifo(t / "fifo")
+        p = t / "rank-00000.callsites.json"
+        doc = json.loads(p.read_text())
+        for site in doc["callsites"]:
+            for f in site["frames"]:
+                f["module"] = str(t / "fifo")
+        p.write_text(json.dumps(doc))
+        self.assert_stats_names_by_id(t)
+
     # --- the decoder meets garbage ------------------------------------------------------
 
     def test_fuzz_events_with_valid_checksums(self):

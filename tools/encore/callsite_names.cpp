@@ -1,5 +1,7 @@
 #include "callsite_names.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -118,6 +120,13 @@ std::optional<Site> parse_site(const nlohmann::json& site, std::string& problem)
   return s;
 }
 
+// Module paths come from the trace: only a regular file is opened or given to addr2line (a
+// FIFO or a device would block either forever).
+bool regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 CallsiteNames::CallsiteNames(const std::filesystem::path& trace_dir, std::uint32_t rank) {
@@ -158,6 +167,7 @@ CallsiteNames::CallsiteNames(const std::filesystem::path& trace_dir, std::uint32
     warn(format_in(file.string(), fmt::format("{} of {} call sites skipped (first: {})", skipped,
                                               list->size(), first_problem)));
   for (auto& [module, sites] : by_module) {
+    if (!regular_file(module)) continue;  // its sites keep their fallback names
     const std::uint64_t base = link_base(module);
     std::vector<std::uint64_t> at;
     for (const auto& s : sites) at.push_back(s.address + base);
