@@ -9,10 +9,10 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "encore/error.hpp"
+#include "encore/json_file.hpp"
 #include "encore/rank_list.hpp"
 #include "encore/stream_file.hpp"
 
@@ -42,20 +42,7 @@ std::string iso_utc(std::int64_t unix_ns) {
 }
 
 Manifest load_manifest(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(format_in(name, "cannot open: " + errno_text(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(format_in(name, "read failed"));
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and points just past the problem.
-    throw Error::at(name, "invalid JSON", e.byte > 0 ? e.byte - 1 : 0);
-  }
-  return manifest_from_json(doc, name);
+  return manifest_from_json(read_json_file(path), path.string());
 }
 
 void save_manifest(const Manifest& m, const std::filesystem::path& path) {

@@ -5,6 +5,7 @@ where it applies), never a crash or a hang; a cut trace still shows what comes b
 Also a small fuzz: bit flips inside raw events chunks with the checksum recomputed, so the
 event decoder itself meets the garbage."""
 import json
+import os
 import pathlib
 import random
 import re
@@ -128,7 +129,11 @@ class BrokenTraces(unittest.TestCase):
         cls.raw = cls.root / "raw"
         harness.record(cls.raw, 2, harness.example("ring"), 20, 10,
                        options=("--zstd-level", "0", "--quiet"))
-        for t in (cls.base, cls.raw):
+        # With call sites, for the damaged call-site tables.
+        cls.sites = cls.root / "sites"
+        harness.record(cls.sites, 2, harness.example("ring"), 20, 10,
+                       options=("--callsites", "--quiet"))
+        for t in (cls.base, cls.raw, cls.sites):
             check = harness.run([harness.TOOL, "check", str(t)], timeout=TIMEOUT)
             assert check.stdout.count(": complete (") == 2, check.stdout
 
@@ -315,6 +320,89 @@ class BrokenTraces(unittest.TestCase):
         empty.mkdir(exist_ok=True)
         self.assert_fails(empty, "manifest.json", 3)
         self.assert_fails(self.root / "does-not-exist", "does-not-exist", 3)
+
+    def test_deeply_nested_manifest(self):
+        # An unknown key may hold anything, but a million nested arrays overflowed the stack of
+        # every tool (nlohmann copies recursively).
+        t = self.copy("deep-manifest")
+        text = (t / "manifest.json").read_text().rstrip()
+        assert text.endswith("}")
+        (t / "manifest.json").write_text(
+            text[:-1] + ', "extra": ' + "[" * 1_000_000 + "]" * 1_000_000 + "}")
+        self.assert_fails(t, "manifest.json", 3, where=("nesting deeper than 64 at offset",),
+                          commands=(("check",), ("show",), ("stats",)))
+
+    def test_manifest_is_a_fifo(self):
+        t = self.copy("fifo-manifest")
+        (t / "manifest.json").unlink()
+        os.mkfifo(t / "manifest.json")
+        self.assert_fails(t, "manifest.json", 3, where=("not a regular file",))
+
+    def test_profile_of_another_recording_with_a_trace_that_is_not_a_string(self):
+        # replay_of.trace only names the recording in the message; a number there gave a raw
+        # nlohmann type_error.
+        prof = self.copy("profile-trace-number", self.raw)
+        start = json.loads((self.raw / "manifest.json").read_text())["start_time_unix_ns"]
+
+        def as_profile(doc):
+            doc["kind"] = "replay"
+            doc["ranks"] = doc["ranks"][:1]
+            doc["replay_of"] = {"trace": 5, "rank": 0, "recording_start_ns": start + 10**9}
+        edit_manifest(prof, as_profile)
+        self.assert_fails(self.raw, "manifest.json", 3,
+                          where=(str(prof), "replays the recording started at"),
+                          commands=(("predict", "--replay", str(prof)),))
+
+    # --- damaged call-site tables: they only cost the names ------------------------------
+
+    def assert_stats_names_by_id(self, t, warning=()):
+        """`encore stats` succeeds; with `warning`, one stderr line names the table and says
+        that (and nothing when the table only has paths it cannot use)."""
+        p = harness.run([harness.TOOL, "stats", str(t)], check=False, timeout=30)
+        self.assert_no_crash(p, ("stats", t))
+        what = f"rc={p.returncode}\nstderr:\n{p.stderr}"
+        self.assertEqual(p.returncode, 0, what)
+        lines = p.stderr.splitlines()
+        if not warning:
+            self.assertEqual(lines, [], what)
+            return p
+        self.assertEqual(len(lines), 1, what)
+        self.assertTrue(lines[0].startswith("encore: warning: "), what)
+        for w in ("rank-00000.callsites.json", *warning):
+            self.assertIn(w, lines[0], what)
+        return p
+
+    def test_deeply_nested_callsites(self):
+        t = self.copy("deep-callsites", self.sites)
+        (t / "rank-00000.callsites.json").write_text(
+            '{"callsites": ' + "[" * 1_000_000 + "]" * 1_000_000 + "}")
+        self.assert_stats_names_by_id(t, ("nesting deeper than 64 at offset 77",))
+
+    def test_callsites_of_the_wrong_types(self):
+        t = self.copy("typed-callsites", self.sites)
+        p = t / "rank-00000.callsites.json"
+        doc = json.loads(p.read_text())
+        sites = doc["callsites"]
+        self.assertGreaterEqual(len(sites), 3)
+        sites[0]["id"] = str(sites[0]["id"])
+        sites[1]["frames"][0]["module"] = 7
+        sites[2]["frames"][0]["function"] = ["f"]
+        p.write_text(json.dumps(doc))
+        self.assert_stats_names_by_id(t, ("3 of", "callsites[0].id"))
+        p.write_text('{"callsites": 5}')
+        self.assert_stats_names_by_id(t, ('"callsites": expected an array',))
+
+    def test_callsite_module_is_a_fifo(self):
+        # Module paths come from the trace: a FIFO blocked stats forever in open().
+        t = self.copy("fifo-callsites", self.sites)
+        os.mkfifo(t / "fifo")
+        p = t / "rank-00000.callsites.json"
+        doc = json.loads(p.read_text())
+        for site in doc["callsites"]:
+            for f in site["frames"]:
+                f["module"] = str(t / "fifo")
+        p.write_text(json.dumps(doc))
+        self.assert_stats_names_by_id(t)
 
     # --- the decoder meets garbage ------------------------------------------------------
 

@@ -1,13 +1,19 @@
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
 
 #include "encore/error.hpp"
+#include "encore/json_file.hpp"
 #include "encore/manifest.hpp"
 #include "encore/trace_dir.hpp"
 
@@ -177,6 +183,85 @@ TEST_F(ManifestTest, InvalidJsonAndMissingFile) {
     EXPECT_NE(std::string(e.what()).find("invalid JSON at offset"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_manifest(dir_ / "nope.json"), Error);
+}
+
+// An unknown key may hold anything, but not a million nested arrays: nlohmann copies
+// recursively, so every tool overflowed its stack on the manifest.
+TEST_F(ManifestTest, DeepNestingIsRefusedWithItsOffset) {
+  std::string text = manifest_to_json(sample()).dump();
+  text.pop_back();  // the closing brace
+  text += ",\"extra\":";
+  const std::size_t first = text.size();
+  text += std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}";
+  const fs::path p = dir_ / "manifest.json";
+  std::ofstream(p) << text;
+  try {
+    load_manifest(p);
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    // Offset of the bracket opening level 65 (the top object is level 1).
+    EXPECT_EQ(std::string(e.what()),
+              p.string() + ": nesting deeper than 64 at offset " + std::to_string(first + 63));
+  }
+}
+
+TEST(ParseJson, DepthLimitCountsBracketsOutsideStringsOnly) {
+  const auto nested = [](std::size_t depth) {
+    return std::string(depth, '[') + std::string(depth, ']');
+  };
+  EXPECT_EQ(parse_json(nested(kMaxJsonDepth), "f.json").size(), 1u);
+  try {
+    parse_json(nested(kMaxJsonDepth + 1), "f.json");
+    FAIL() << "parsed";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "f.json: nesting deeper than 64 at offset 64");
+  }
+  // Brackets inside a string, after an escaped quote, are text.
+  const json doc = parse_json(R"({"a": "\"\\" , "b": ")" + std::string(100, '[') + R"("})", "f");
+  EXPECT_EQ(doc["b"].get<std::string>(), std::string(100, '['));
+  try {
+    parse_json("{\"a\": 1,,}", "f.json");
+    FAIL() << "parsed";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "f.json: invalid JSON at offset 8");
+  }
+}
+
+// A manifest that is a FIFO blocked every tool in open(). Should the fix regress, the writer
+// opened after a few seconds releases the reader, and the test fails instead of hanging.
+TEST_F(ManifestTest, FifoIsNotRead) {
+  const fs::path p = dir_ / "manifest.json";
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  std::atomic<bool> done{false};
+  std::thread rescue([&] {
+    for (int i = 0; i < 50 && !done; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // Non-blocking: succeeds only while a reader waits in open(), and wakes it.
+    if (const int fd = done ? -1 : ::open(p.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) ::close(fd);
+  });
+  std::string message;
+  try {
+    load_manifest(p);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  done = true;
+  rescue.join();
+  EXPECT_EQ(message, p.string() + ": not a regular file");
+}
+
+// Refused before reading: a sparse file costs no disk.
+TEST_F(ManifestTest, OversizedFileIsRefusedUnread) {
+  const fs::path p = dir_ / "manifest.json";
+  std::ofstream(p) << "{}";
+  fs::resize_file(p, kMaxJsonFileBytes + 1);
+  try {
+    load_manifest(p);
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), p.string() + ": larger than 64 MiB (" +
+                                         std::to_string(kMaxJsonFileBytes + 1) + " bytes)");
+  }
 }
 
 TEST_F(ManifestTest, SaveRefusesInvalidManifest) {

@@ -1,11 +1,15 @@
 // The loggps engine against hand-computed LogGPS answers. Parameters are round numbers
 // (L 1000, o 100, G 1 ns/byte, S 1000 bytes) so every expected time below is arithmetic.
+#include <fstream>
+
 #include "predict_events.hpp"
+#include "temp_dir_test.hpp"
 #include <gtest/gtest.h>
 
 #include "encore/error.hpp"
 #include "encore/predict/collectives.hpp"
 #include "encore/predict/loggps_engine.hpp"
+#include "encore/predict/loggps_params.hpp"
 
 namespace encore {
 namespace {
@@ -387,6 +391,21 @@ TEST(PredictParams, BadValuesAreNamed) {
   EXPECT_EQ(p.L, 5);
   EXPECT_EQ(p.S, 10u);
   EXPECT_EQ(p.o, predict::LogGPSParams{}.o);
+}
+
+// A --params file gets the trace files' limits: its unread "source" key may not nest deep.
+class PredictParamsFile : public TempDirTest {};
+
+TEST_F(PredictParamsFile, DeepNestingIsRefused) {
+  const auto p = dir_ / "params.json";
+  std::ofstream(p) << "{\"L\": 5, \"source\": " << std::string(100'000, '[')
+                   << std::string(100'000, ']') << "}";
+  try {
+    predict::load_params(p);
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), p.string() + ": nesting deeper than 64 at offset 82");
+  }
 }
 
 }  // namespace

@@ -340,6 +340,26 @@ TEST_F(PredictPipeline, ProfileOfAnotherRunIsRejected) {
   EXPECT_THROW(predict::open_profile(prof_, 2), Error);
 }
 
+// replay_of.trace only names the recording in the message: a number there was a raw
+// nlohmann type_error instead of the message.
+TEST_F(PredictPipeline, ProfileOfAnotherRecordingWithAnyTraceTypeIsOneLine) {
+  nlohmann::json doc = manifest_to_json(manifest(TraceKind::replay, {0}, 2));
+  doc["replay_of"]["recording_start_ns"] = 1'000'000'000;
+  for (const nlohmann::json& trace : {nlohmann::json(42), nlohmann::json::array()}) {
+    doc["replay_of"]["trace"] = trace;
+    std::ofstream(TraceDir(prof_).manifest_path()) << doc.dump();
+    try {
+      predict::open_profile(prof_, 2, 2'000'000'000);
+      FAIL() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("replays the recording started at 1970-01-01T00:00:01Z "
+                                           "(?), not this one"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST_F(PredictPipeline, PredictedTraceReadsBack) {
   const auto out = dir_ / "predicted";
   {

@@ -1,11 +1,18 @@
 #include "callsite_names.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <vector>
 
+#include "common.hpp"
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "encore/error.hpp"
+#include "encore/json_file.hpp"
 
 namespace encore::tool {
 namespace {
@@ -58,40 +65,109 @@ std::vector<std::pair<std::string, std::string>> addr2line(const std::string& mo
   return out;
 }
 
+struct Site {
+  std::uint64_t id;
+  std::string module, fallback;
+  std::uint64_t address = 0;
+};
+
+// One entry of the table, checked key by key: the file comes with the trace. Sets `problem`
+// (".key: what") for an entry to skip; nullopt without a problem for a site with no frames.
+std::optional<Site> parse_site(const nlohmann::json& site, std::string& problem) {
+  const auto skip = [&](std::string what) {
+    problem = std::move(what);
+    return std::nullopt;
+  };
+  if (!site.is_object()) return skip(": expected an object");
+  const auto id = site.find("id");
+  if (id == site.end() || !id->is_number_unsigned())
+    return skip(".id: expected a non-negative integer");
+  const auto frames = site.find("frames");
+  if (frames == site.end() || !frames->is_array()) return skip(".frames: expected an array");
+  if (frames->empty()) return std::nullopt;
+  const auto& f = frames->front();
+  if (!f.is_object()) return skip(".frames[0]: expected an object");
+  // Optional keys: absent is a default, another type is damage.
+  const auto text = [&](const char* key, std::string& out) {
+    const auto it = f.find(key);
+    if (it != f.end() && !it->is_string()) {
+      problem = fmt::format(".frames[0].{}: expected a string", key);
+      return false;
+    }
+    if (it != f.end()) out = it->get<std::string>();
+    return true;
+  };
+  const auto number = [&](const char* key, std::uint64_t& out) {
+    const auto it = f.find(key);
+    if (it != f.end() && !it->is_number_unsigned()) {
+      problem = fmt::format(".frames[0].{}: expected a non-negative integer", key);
+      return false;
+    }
+    if (it != f.end()) out = it->get<std::uint64_t>();
+    return true;
+  };
+  Site s{id->get<std::uint64_t>(), "", ""};
+  std::string function;
+  std::uint64_t offset = 0, function_offset = 0;
+  if (!text("module", s.module) || !text("function", function) || !number("offset", offset) ||
+      !number("function_offset", function_offset))
+    return std::nullopt;
+  s.fallback =
+      f.contains("function")
+          ? fmt::format("{}+{:#x}", function, function_offset)
+          : fmt::format("{}+{:#x}", std::filesystem::path(s.module).filename().string(), offset);
+  s.address = offset;
+  return s;
+}
+
+// Module paths come from the trace: only a regular file is opened or given to addr2line (a
+// FIFO or a device would block either forever).
+bool regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 }  // namespace
 
 CallsiteNames::CallsiteNames(const std::filesystem::path& trace_dir, std::uint32_t rank) {
   const auto file = trace_dir / fmt::format("rank-{:05}.callsites.json", rank);
-  std::ifstream in(file);
-  if (!in) return;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return;
+  // A damaged table only costs the names: one line says so, and the sites show as "#id".
+  const auto warn = [&](const std::string& what) {
+    print_error("warning: " + what + "; call sites are shown by id where unnamed");
+  };
   nlohmann::json doc;
   try {
-    in >> doc;
-  } catch (const std::exception&) {
-    return;  // a damaged table only costs the names
+    doc = read_json_file(file);
+  } catch (const Error& e) {
+    warn(e.what());
+    return;
   }
-  struct Site {
-    std::uint64_t id;
-    std::string module, fallback;
-    std::uint64_t address = 0;
-  };
+  const auto list = doc.find("callsites");  // end() for a document that is not an object
+  if (list == doc.end() || !list->is_array()) {
+    warn(format_in(file.string(), "\"callsites\": expected an array"));
+    return;
+  }
   std::map<std::string, std::vector<Site>> by_module;
-  for (const auto& site : doc.value("callsites", nlohmann::json::array())) {
-    const auto& frames = site.value("frames", nlohmann::json::array());
-    if (frames.empty() || !site.contains("id")) continue;
-    const auto& f = frames.front();
-    Site s{site["id"].get<std::uint64_t>(), f.value("module", ""), ""};
-    const auto offset = f.value("offset", std::uint64_t{0});
-    s.fallback =
-        f.contains("function")
-            ? fmt::format("{}+{:#x}", f["function"].get<std::string>(),
-                          f.value("function_offset", std::uint64_t{0}))
-            : fmt::format("{}+{:#x}", std::filesystem::path(s.module).filename().string(), offset);
-    s.address = offset;
-    names_[s.id] = s.fallback;
-    if (!s.module.empty()) by_module[s.module].push_back(s);
+  std::size_t skipped = 0;
+  std::string first_problem;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    std::string problem;
+    const auto s = parse_site((*list)[i], problem);
+    if (!problem.empty()) {
+      if (skipped++ == 0) first_problem = fmt::format("callsites[{}]{}", i, problem);
+      continue;
+    }
+    if (!s) continue;
+    names_[s->id] = s->fallback;
+    if (!s->module.empty()) by_module[s->module].push_back(*s);
   }
+  if (skipped > 0)
+    warn(format_in(file.string(), fmt::format("{} of {} call sites skipped (first: {})", skipped,
+                                              list->size(), first_problem)));
   for (auto& [module, sites] : by_module) {
+    if (!regular_file(module)) continue;  // its sites keep their fallback names
     const std::uint64_t base = link_base(module);
     std::vector<std::uint64_t> at;
     for (const auto& s : sites) at.push_back(s.address + base);

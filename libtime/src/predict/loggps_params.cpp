@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iterator>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/json_file.hpp"
 
 namespace encore::predict {
 
@@ -107,15 +107,7 @@ LogGPSParams params_from_json(const nlohmann::json& j, const std::string& source
 }
 
 LogGPSParams load_params(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw Error(fmt::format("{}: cannot open parameter file", file.string()));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not JSON ({})", file.string(), e.what()));
-  }
-  return params_from_json(j, file.string());
+  return params_from_json(read_json_file(file), file.string());
 }
 
 }  // namespace encore::predict

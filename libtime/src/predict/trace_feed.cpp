@@ -1,13 +1,13 @@
 #include "encore/predict/trace_feed.hpp"
 
 #include <algorithm>
-#include <fstream>
 
 #include "aligned_compute.hpp"
 #include "call_class.hpp"
 #include <fmt/format.h>
 
 #include "encore/error.hpp"
+#include "encore/json_file.hpp"
 #include "encore/manifest.hpp"
 #include "encore/predict/loggps_engine.hpp"
 
@@ -50,14 +50,10 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   // lists one rank of an N-rank run, which the capture manifest's validation would refuse.
   const TraceDir d(dir);
   const std::string where = d.manifest_path().string();
-  std::ifstream in(d.manifest_path());
-  if (!in) throw Error(fmt::format("{}: cannot open (not a replay profile directory?)", where));
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not JSON ({})", where, e.what()));
-  }
+  std::error_code ec;
+  if (!std::filesystem::exists(d.manifest_path(), ec))
+    throw Error(fmt::format("{}: cannot open (not a replay profile directory?)", where));
+  const nlohmann::json doc = read_json_file(d.manifest_path());
   const auto kind = doc.is_object() ? doc.value("kind", nlohmann::json()) : nlohmann::json();
   if (kind != "replay" || !doc.contains("replay_of") || !doc["replay_of"].is_object())
     throw Error(
@@ -71,14 +67,19 @@ ReplayProfile open_profile(const std::filesystem::path& dir, std::uint32_t nproc
   if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= nprocs)
     throw Error(fmt::format("{}: replay_of.rank {} is not a rank of the capture", where, r.dump()));
   // Another recording of the same program has the same calls but other compute and messages.
-  const auto& began = doc["replay_of"].value("recording_start_ns", nlohmann::json());
+  const auto& of = doc["replay_of"];
+  const auto& began = of.value("recording_start_ns", nlohmann::json());
   if (recording_start_ns != 0 && began.is_number_integer() &&
-      began.get<std::int64_t>() != recording_start_ns)
-    throw Error(fmt::format(
-        "{}: replays the recording started at {} ({}), not this one (started "
-        "at {})",
-        where, iso_utc(began.get<std::int64_t>()),
-        doc["replay_of"].value("trace", std::string("?")), iso_utc(recording_start_ns)));
+      began.get<std::int64_t>() != recording_start_ns) {
+    // Only named in the message: any other type is "?", not a type_error.
+    const auto trace = of.find("trace");
+    throw Error(
+        fmt::format("{}: replays the recording started at {} ({}), not this one (started "
+                    "at {})",
+                    where, iso_utc(began.get<std::int64_t>()),
+                    trace != of.end() && trace->is_string() ? trace->get<std::string>() : "?",
+                    iso_utc(recording_start_ns)));
+  }
   ReplayProfile p{dir, static_cast<std::uint32_t>(r.get<std::uint64_t>()), {}, {}, {}, {}};
   // Optional totals (absent from a replay that was killed, or older than the key).
   const auto number = [&](const nlohmann::json& obj, const char* key,
