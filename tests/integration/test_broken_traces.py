@@ -3,7 +3,8 @@ recording (flipped bits, cut files, wrong versions, missing files, bad manifests
 ends with a non-zero exit and one line on stderr naming the file (and the chunk and offset
 where it applies), never a crash or a hang; a cut trace still shows what comes before the cut.
 Also a small fuzz: bit flips inside raw events chunks with the checksum recomputed, so the
-event decoder itself meets the garbage."""
+event decoder itself meets the garbage. And the other commands (export, predict, digest) on
+damage only the event decoder sees: they say where it is and exit as the user guide says."""
 import json
 import pathlib
 import random
@@ -99,6 +100,17 @@ def fix_checksum(path, chunk_offset):
                                                        chunk_offset + CHUNK_HEADER + stored]
     struct.pack_into("<Q", data, chunk_offset + 56, xxh64(bytes(body)))
     pathlib.Path(path).write_bytes(bytes(data))
+
+
+def fill_body_tail(path, chunk, byte=0xFF):
+    """Overwrites the second half of a raw chunk's body (continuation bytes everywhere: no
+    varint ends) and recomputes its checksum, so that only the event decoder sees it."""
+    off, stored = chunk[0], chunk[4]
+    data = bytearray(pathlib.Path(path).read_bytes())
+    begin, end = off + CHUNK_HEADER + stored // 2, off + CHUNK_HEADER + stored
+    data[begin:end] = bytes([byte]) * (end - begin)
+    pathlib.Path(path).write_bytes(bytes(data))
+    fix_checksum(path, off)
 
 
 def edit_manifest(trace, change):
@@ -274,6 +286,28 @@ class BrokenTraces(unittest.TestCase):
         (t / "rank-00001.payload").unlink()
         p = self.assert_fails(t, "rank-00001.payload", 3)
         self.assertIn("missing", p.stderr)
+
+    # --- other commands on damage the chunk walk cannot see -----------------------------
+
+    def test_export_of_damaged_events_exits_1(self):
+        t = self.copy("export-body", self.raw)
+        ev = t / "rank-00001.events"
+        fill_body_tail(ev, [c for c in chunks(ev) if c[1] == 1 and c[2] == 0 and c[4] > 0][0])
+        self.assertRegex(self.run_tool("check", t).stdout, r"rank 1: corrupt at event")
+        for fmt, name in (("chrome", "x.json"), ("simgrid", "sg"), ("otf2", "otf2"),
+                          ("dumpi", "dumpi")):
+            with self.subTest(format=fmt):
+                out = self.root / f"export-body-{fmt}"
+                shutil.rmtree(out, ignore_errors=True)
+                out.mkdir()
+                p = self.run_tool("export", "--to", fmt, t, out / name)
+                what = f"rc={p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+                self.assertEqual(p.returncode, 1, what)
+                self.assertIn(" events -> ", p.stdout, what)  # what could be read is written
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, what)
+                self.assertRegex(lines[0], r"^encore: .*rank-00001\.events: chunk \d+.*; "
+                                           r"exported up to there", what)
 
     # --- damage in the manifest ---------------------------------------------------------
 
