@@ -102,6 +102,12 @@ def fix_checksum(path, chunk_offset):
     pathlib.Path(path).write_bytes(bytes(data))
 
 
+def set_u32(path, offset, value):
+    data = bytearray(pathlib.Path(path).read_bytes())
+    struct.pack_into("<I", data, offset, value)
+    pathlib.Path(path).write_bytes(bytes(data))
+
+
 def fill_body_tail(path, chunk, byte=0xFF):
     """Overwrites the second half of a raw chunk's body (continuation bytes everywhere: no
     varint ends) and recomputes its checksum, so that only the event decoder sees it."""
@@ -308,6 +314,44 @@ class BrokenTraces(unittest.TestCase):
                 self.assertEqual(len(lines), 1, what)
                 self.assertRegex(lines[0], r"^encore: .*rank-00001\.events: chunk \d+.*; "
                                            r"exported up to there", what)
+
+    def profile(self):
+        """A replay profile of rank 0 of the raw trace (made once)."""
+        prof = self.root / "raw-prof0"
+        if not prof.exists():
+            harness.run([harness.TOOL, "replay", "--rank", "0", "-o", str(prof), str(self.raw),
+                         "--", harness.example("ring"), "20", "10"], timeout=120)
+        return prof
+
+    def test_predict_with_a_damaged_profile(self):
+        # Damage in the profile's trailer (after its last call) or in its first events chunk:
+        # exit 3 with the reader's own line, not "ends at event #0 before the capture does".
+        for case in ("trailer", "events"):
+            with self.subTest(case=case):
+                prof = self.copy(f"prof-{case}", self.profile())
+                ev = prof / "rank-00000.events"
+                cs = chunks(ev)
+                if case == "trailer":
+                    index, c = len(cs) - 1, cs[-1]
+                    self.assertEqual(c[1], 3, "the profile should end with its trailer")
+                    set_u32(ev, c[0] + 20, 0x7FFFFFFF)  # its raw size
+                    fix_checksum(ev, c[0])
+                    said = "raw size exceeds"
+                else:
+                    index, c = [(i, c) for i, c in enumerate(cs) if c[1] == 1][0]
+                    with open(ev, "r+b") as f:
+                        f.truncate(c[0] + CHUNK_HEADER + c[4] // 2)
+                    said = "file ends inside the chunk body"
+                p = self.run_tool("predict", self.raw, "--replay", prof)
+                what = f"rc={p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+                self.assertEqual(p.returncode, 3, what)
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, what)
+                self.assertIn(f"prof-{case}/rank-00000.events: chunk {index}", lines[0], what)
+                self.assertIn(said, lines[0], what)
+        # The profile as it was is still accepted.
+        self.assertEqual(self.run_tool("predict", self.raw, "--replay", self.profile()).returncode,
+                         0)
 
     # --- damage in the manifest ---------------------------------------------------------
 
