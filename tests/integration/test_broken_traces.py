@@ -293,6 +293,23 @@ class BrokenTraces(unittest.TestCase):
         p = self.assert_fails(t, "rank-00001.payload", 3)
         self.assertIn("missing", p.stderr)
 
+    def test_swapped_rank_files(self):
+        # Each file's header names the other rank: refused, not read as the rank it is named for.
+        t = self.copy("swapped")
+        for kind in ("events", "payload"):
+            a, b, tmp = t / f"rank-00000.{kind}", t / f"rank-00001.{kind}", t / "swap"
+            a.rename(tmp)
+            b.rename(a)
+            tmp.rename(b)
+        self.assert_fails(t, "rank-00000.events", 3, where=("header says rank 1, expected rank 0",),
+                          commands=(("show",), ("stats",), ("digest",), ("pack",)))
+        # check goes on to every rank: one line each.
+        p = self.run_tool("check", t)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertEqual(p.stderr.splitlines(), [
+            f"encore: {t}/rank-00000.events: header says rank 1, expected rank 0",
+            f"encore: {t}/rank-00001.events: header says rank 0, expected rank 1"])
+
     # --- other commands on damage the chunk walk cannot see -----------------------------
 
     def test_export_of_damaged_events_exits_1(self):
