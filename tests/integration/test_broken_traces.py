@@ -370,6 +370,28 @@ class BrokenTraces(unittest.TestCase):
         self.assertEqual(self.run_tool("predict", self.raw, "--replay", self.profile()).returncode,
                          0)
 
+    def test_digest_names_where_a_signature_cannot_swap(self):
+        # Payloads stored big-endian are swapped back with the datatype's element signature; a
+        # run of 3-byte elements cannot be, and the line says which file, rank, event, datatype.
+        t = self.root / "big-endian"
+        if not t.exists():
+            harness.record(t, 2, harness.example("ring"), 20, 10,
+                           options=("--zstd-level", "0", "--payload-order", "big", "--quiet"))
+        ev = t / "rank-00000.events"
+        data = bytearray(ev.read_bytes())
+        # The first signature of MPI_UINT64_T (the token): tag 3, datatype, size 8, one run of
+        # 1 element of 8 bytes. Its element size becomes 3.
+        m = re.compile(rb"\x03(.)\x08\x01\x08\x01", re.S).search(data)
+        self.assertIsNotNone(m, "no 8-byte signature in rank 0's events")
+        c = [c for c in chunks(ev) if c[0] + CHUNK_HEADER <= m.start() < c[0] + CHUNK_HEADER + c[4]][0]
+        self.assertEqual(c[2], 0, "expected a raw chunk")
+        data[m.start() + 4] = 3
+        ev.write_bytes(bytes(data))
+        fix_checksum(ev, c[0])
+        p = self.assert_fails(t, "rank-00000.payload", 1, commands=(("digest",),))
+        self.assertRegex(p.stderr, rf"rank-00000\.payload: rank 0 event \d+: datatype #{m.group(1)[0]}: "
+                                   r"byte swap: unsupported element size 3")
+
     # --- damage in the manifest ---------------------------------------------------------
 
     def test_wrong_manifest_format_version(self):
