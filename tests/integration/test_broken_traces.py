@@ -310,6 +310,25 @@ class BrokenTraces(unittest.TestCase):
             f"encore: {t}/rank-00000.events: header says rank 1, expected rank 0",
             f"encore: {t}/rank-00001.events: header says rank 0, expected rank 1"])
 
+    def test_check_says_chunk_and_offsets_once(self):
+        # A chunk count one short: the decoder finds bytes after the last event. One too many:
+        # it reads past the chunk's end, a message with an offset of its own (within the event).
+        for delta, said in ((-1, "bytes after its last event"), (1, "event ")):
+            with self.subTest(delta=delta):
+                t = self.copy(f"count{delta}")
+                ev = t / "rank-00000.events"
+                index, c = [(i, c) for i, c in enumerate(chunks(ev)) if c[1] == 1][1]
+                set_u32(ev, c[0] + 40, c[5] + delta)
+                fix_checksum(ev, c[0])
+                p = self.assert_fails(t, "rank-00000.events", 1, where=(said,),
+                                      commands=(("check",),))
+                line = p.stderr.strip()
+                self.assertEqual(line.count(f"chunk {index}"), 1, line)
+                self.assertEqual(line.count(f"offset {c[0]}"), 1, line)
+                self.assertNotRegex(line, r"at offset \d+ at offset")
+                check = self.run_tool("check", t)
+                self.assertEqual(check.stdout.count(f"chunk {index}"), 1, check.stdout)
+
     # --- other commands on damage the chunk walk cannot see -----------------------------
 
     def test_export_of_damaged_events_exits_1(self):
