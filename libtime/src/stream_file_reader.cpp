@@ -8,6 +8,7 @@
 
 #include "encore/error.hpp"
 #include "encore/stream_file.hpp"
+#include "encore/trace_dir.hpp"
 
 namespace encore {
 
@@ -47,6 +48,12 @@ StreamFileReader::StreamFileReader(const std::filesystem::path& path) : path_(pa
       throw Error(format_in(path_, "truncated file header (" + std::to_string(got) + " of " +
                                        std::to_string(kFileHeaderSize) + " bytes)"));
     header_ = decode_file_header(bytes, path_);
+    // A file named for a rank must hold that rank's stream: swapped or misnamed files would
+    // give one rank's calls and payloads to another without any other sign.
+    if (const auto named = parse_rank_file_name(path.filename().string());
+        named && named->rank != header_.rank)
+      throw Error(format_in(path_, "header says rank " + std::to_string(header_.rank) +
+                                       ", expected rank " + std::to_string(named->rank)));
   } catch (...) {
     ::close(fd_);
     throw;

@@ -3,7 +3,8 @@ recording (flipped bits, cut files, wrong versions, missing files, bad manifests
 ends with a non-zero exit and one line on stderr naming the file (and the chunk and offset
 where it applies), never a crash or a hang; a cut trace still shows what comes before the cut.
 Also a small fuzz: bit flips inside raw events chunks with the checksum recomputed, so the
-event decoder itself meets the garbage."""
+event decoder itself meets the garbage. And the other commands (export, predict, digest) on
+damage only the event decoder sees: they say where it is and exit as the user guide says."""
 import json
 import os
 import pathlib
@@ -100,6 +101,23 @@ def fix_checksum(path, chunk_offset):
                                                        chunk_offset + CHUNK_HEADER + stored]
     struct.pack_into("<Q", data, chunk_offset + 56, xxh64(bytes(body)))
     pathlib.Path(path).write_bytes(bytes(data))
+
+
+def set_u32(path, offset, value):
+    data = bytearray(pathlib.Path(path).read_bytes())
+    struct.pack_into("<I", data, offset, value)
+    pathlib.Path(path).write_bytes(bytes(data))
+
+
+def fill_body_tail(path, chunk, byte=0xFF):
+    """Overwrites the second half of a raw chunk's body (continuation bytes everywhere: no
+    varint ends) and recomputes its checksum, so that only the event decoder sees it."""
+    off, stored = chunk[0], chunk[4]
+    data = bytearray(pathlib.Path(path).read_bytes())
+    begin, end = off + CHUNK_HEADER + stored // 2, off + CHUNK_HEADER + stored
+    data[begin:end] = bytes([byte]) * (end - begin)
+    pathlib.Path(path).write_bytes(bytes(data))
+    fix_checksum(path, off)
 
 
 def edit_manifest(trace, change):
@@ -279,6 +297,124 @@ class BrokenTraces(unittest.TestCase):
         (t / "rank-00001.payload").unlink()
         p = self.assert_fails(t, "rank-00001.payload", 3)
         self.assertIn("missing", p.stderr)
+
+    def test_swapped_rank_files(self):
+        # Each file's header names the other rank: refused, not read as the rank it is named for.
+        t = self.copy("swapped")
+        for kind in ("events", "payload"):
+            a, b, tmp = t / f"rank-00000.{kind}", t / f"rank-00001.{kind}", t / "swap"
+            a.rename(tmp)
+            b.rename(a)
+            tmp.rename(b)
+        self.assert_fails(t, "rank-00000.events", 3, where=("header says rank 1, expected rank 0",),
+                          commands=(("show",), ("stats",), ("digest",), ("pack",)))
+        # check goes on to every rank: one line each.
+        p = self.run_tool("check", t)
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertEqual(p.stderr.splitlines(), [
+            f"encore: {t}/rank-00000.events: header says rank 1, expected rank 0",
+            f"encore: {t}/rank-00001.events: header says rank 0, expected rank 1"])
+
+    def test_check_says_chunk_and_offsets_once(self):
+        # A chunk count one short: the decoder finds bytes after the last event. One too many:
+        # it reads past the chunk's end, a message with an offset of its own (within the event).
+        for delta, said in ((-1, "bytes after its last event"), (1, "event ")):
+            with self.subTest(delta=delta):
+                t = self.copy(f"count{delta}")
+                ev = t / "rank-00000.events"
+                index, c = [(i, c) for i, c in enumerate(chunks(ev)) if c[1] == 1][1]
+                set_u32(ev, c[0] + 40, c[5] + delta)
+                fix_checksum(ev, c[0])
+                p = self.assert_fails(t, "rank-00000.events", 1, where=(said,),
+                                      commands=(("check",),))
+                line = p.stderr.strip()
+                self.assertEqual(line.count(f"chunk {index}"), 1, line)
+                self.assertEqual(line.count(f"offset {c[0]}"), 1, line)
+                self.assertNotRegex(line, r"at offset \d+ at offset")
+                check = self.run_tool("check", t)
+                self.assertEqual(check.stdout.count(f"chunk {index}"), 1, check.stdout)
+
+    # --- other commands on damage the chunk walk cannot see -----------------------------
+
+    def test_export_of_damaged_events_exits_1(self):
+        t = self.copy("export-body", self.raw)
+        ev = t / "rank-00001.events"
+        fill_body_tail(ev, [c for c in chunks(ev) if c[1] == 1 and c[2] == 0 and c[4] > 0][0])
+        self.assertRegex(self.run_tool("check", t).stdout, r"rank 1: corrupt at event")
+        for fmt, name in (("chrome", "x.json"), ("simgrid", "sg"), ("otf2", "otf2"),
+                          ("dumpi", "dumpi")):
+            with self.subTest(format=fmt):
+                out = self.root / f"export-body-{fmt}"
+                shutil.rmtree(out, ignore_errors=True)
+                out.mkdir()
+                p = self.run_tool("export", "--to", fmt, t, out / name)
+                what = f"rc={p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+                self.assertEqual(p.returncode, 1, what)
+                self.assertIn(" events -> ", p.stdout, what)  # what could be read is written
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, what)
+                self.assertRegex(lines[0], r"^encore: .*rank-00001\.events: chunk \d+.*; "
+                                           r"exported up to there", what)
+
+    def profile(self):
+        """A replay profile of rank 0 of the raw trace (made once)."""
+        prof = self.root / "raw-prof0"
+        if not prof.exists():
+            harness.run([harness.TOOL, "replay", "--rank", "0", "-o", str(prof), str(self.raw),
+                         "--", harness.example("ring"), "20", "10"], timeout=120)
+        return prof
+
+    def test_predict_with_a_damaged_profile(self):
+        # Damage in the profile's trailer (after its last call) or in its first events chunk:
+        # exit 3 with the reader's own line, not "ends at event #0 before the capture does".
+        for case in ("trailer", "events"):
+            with self.subTest(case=case):
+                prof = self.copy(f"prof-{case}", self.profile())
+                ev = prof / "rank-00000.events"
+                cs = chunks(ev)
+                if case == "trailer":
+                    index, c = len(cs) - 1, cs[-1]
+                    self.assertEqual(c[1], 3, "the profile should end with its trailer")
+                    set_u32(ev, c[0] + 20, 0x7FFFFFFF)  # its raw size
+                    fix_checksum(ev, c[0])
+                    said = "raw size exceeds"
+                else:
+                    index, c = [(i, c) for i, c in enumerate(cs) if c[1] == 1][0]
+                    with open(ev, "r+b") as f:
+                        f.truncate(c[0] + CHUNK_HEADER + c[4] // 2)
+                    said = "file ends inside the chunk body"
+                p = self.run_tool("predict", self.raw, "--replay", prof)
+                what = f"rc={p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+                self.assertEqual(p.returncode, 3, what)
+                lines = p.stderr.splitlines()
+                self.assertEqual(len(lines), 1, what)
+                self.assertIn(f"prof-{case}/rank-00000.events: chunk {index}", lines[0], what)
+                self.assertIn(said, lines[0], what)
+        # The profile as it was is still accepted.
+        self.assertEqual(self.run_tool("predict", self.raw, "--replay", self.profile()).returncode,
+                         0)
+
+    def test_digest_names_where_a_signature_cannot_swap(self):
+        # Payloads stored big-endian are swapped back with the datatype's element signature; a
+        # run of 3-byte elements cannot be, and the line says which file, rank, event, datatype.
+        t = self.root / "big-endian"
+        if not t.exists():
+            harness.record(t, 2, harness.example("ring"), 20, 10,
+                           options=("--zstd-level", "0", "--payload-order", "big", "--quiet"))
+        ev = t / "rank-00000.events"
+        data = bytearray(ev.read_bytes())
+        # The first signature of MPI_UINT64_T (the token): tag 3, datatype, size 8, one run of
+        # 1 element of 8 bytes. Its element size becomes 3.
+        m = re.compile(rb"\x03(.)\x08\x01\x08\x01", re.S).search(data)
+        self.assertIsNotNone(m, "no 8-byte signature in rank 0's events")
+        c = [c for c in chunks(ev) if c[0] + CHUNK_HEADER <= m.start() < c[0] + CHUNK_HEADER + c[4]][0]
+        self.assertEqual(c[2], 0, "expected a raw chunk")
+        data[m.start() + 4] = 3
+        ev.write_bytes(bytes(data))
+        fix_checksum(ev, c[0])
+        p = self.assert_fails(t, "rank-00000.payload", 1, commands=(("digest",),))
+        self.assertRegex(p.stderr, rf"rank-00000\.payload: rank 0 event \d+: datatype #{m.group(1)[0]}: "
+                                   r"byte swap: unsupported element size 3")
 
     # --- damage in the manifest ---------------------------------------------------------
 

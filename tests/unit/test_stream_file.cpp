@@ -324,6 +324,23 @@ TEST_F(StreamFileTest, NewerMajorVersionRejectedClearly) {
   }
 }
 
+TEST_F(StreamFileTest, HeaderOfAnotherRankRejected) {
+  // Rank 3's stream under rank 2's name (files swapped or renamed): refused at open.
+  const fs::path p = dir_ / "rank-00002.events";
+  write_events(p, 0);
+  try {
+    StreamFileReader r(p);
+    FAIL() << "accepted rank 3's stream as rank 2's";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), p.string() + ": header says rank 3, expected rank 2");
+  }
+  // A name that is not a rank file's says nothing about the rank.
+  const fs::path other = dir_ / "rank-00002.events.packing";
+  write_events(other, 0);
+  StreamFileReader r(other);
+  EXPECT_EQ(r.header().rank, 3u);
+}
+
 TEST_F(StreamFileTest, NewerMinorVersionAccepted) {
   const fs::path p = dir_ / "m.events";
   FileHeader fh;

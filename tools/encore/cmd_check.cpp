@@ -117,16 +117,20 @@ std::optional<Problem> check_events(const std::filesystem::path& path, RankResul
   Chunk c;
   const auto at_event = [&](const std::string& state, std::uint64_t chunk, std::uint64_t offset,
                             const std::string& what) {
-    return Problem{state,
-                   fmt::format(" at event {} (chunk {}, offset {})", out.events, chunk, offset),
-                   std::filesystem::path(file).filename().string() + ": " + what,
-                   format_at(file, fmt::format("chunk {}: {}", chunk, what), offset)};
+    // A decoder message has an offset of its own (within the event): the chunk's goes beside
+    // the chunk then, so that neither reads as the other.
+    const bool own_offset = what.find(" at offset ") != std::string::npos;
+    return Problem{
+        state, fmt::format(" at event {} (chunk {}, offset {})", out.events, chunk, offset),
+        std::filesystem::path(file).filename().string() + ": " + what,
+        own_offset ? format_in(file, fmt::format("chunk {} at offset {}: {}", chunk, offset, what))
+                   : format_at(file, fmt::format("chunk {}: {}", chunk, what), offset)};
   };
-  // The decoder's message without its "<path>: " prefix.
+  // The decoder's message without its "<path>: " prefix and its chunk, which at_event names.
   const auto decoder_problem = [&] {
     std::string m = decoder->problem();
     if (m.rfind(file + ": ", 0) == 0) m = m.substr(file.size() + 2);
-    for (const char* sep : {": ", ", "}) {
+    for (const char* sep : {": ", ", ", " has "}) {
       const std::string chunk = "chunk " + std::to_string(c.index) + sep;
       if (m.rfind(chunk, 0) == 0) m = m.substr(chunk.size());
     }

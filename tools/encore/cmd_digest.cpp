@@ -97,13 +97,21 @@ std::uint64_t digest_rank(const Trace& t, std::uint32_t rank, std::optional<std:
         }
         buffer.clear();
         payload->read(ev.thread, p.offset, p.bytes, collect);
+        // Where, for a message about the signature (the swap itself names none of these).
+        const auto where = [&] {
+          return fmt::format("{}: rank {} event {}: datatype #{}",
+                             t.dir.payload_path(rank).string(), rank, ev.index, p.datatype);
+        };
         const auto it = signatures.find(p.datatype);
         if (it == signatures.end() || it->second.empty())
-          throw Error(
-              fmt::format("rank {} event {}: no element signature for datatype #{}, the "
-                          "payload cannot be converted to this host's byte order",
-                          rank, ev.index, p.datatype));
-        swap_elements(buffer, it->second);
+          throw Error(where() +
+                      ": no element signature, the payload cannot be converted to this host's "
+                      "byte order");
+        try {
+          swap_elements(buffer, it->second);
+        } catch (const Error& e) {
+          throw Error(where() + ": " + e.what());
+        }
         sink(buffer);
       } catch (const Error& e) {
         throw ExitError(kExitTraceProblem, e.what());

@@ -72,6 +72,9 @@ Subcommand add_export(CLI::App& parent) {
                         static_cast<unsigned long long>(stats.events),
                         static_cast<unsigned long long>(stats.records), args->out.c_str());
             for (const auto& note : stats.notes) std::printf("note: %s\n", note.c_str());
+            // The readers see damage inside a chunk's body, which the chunk walk below cannot.
+            for (const auto& problem : stats.problems) print_error(problem);
+            if (!stats.problems.empty()) return kExitTraceProblem;
             if (!trace_complete(open_trace(args->trace))) {
               print_error(args->trace +
                           ": the trace is cut or damaged; exported what it holds "

@@ -106,7 +106,7 @@ class ChromeWriter {
       if (e.rc == 0) flows(e, call, r, sizes, irecv_comm);
     }
     if (auto note = timeline.end_note(); !note.empty())
-      notes_.insert(note + "; exported up to there");
+      stats.problems.push_back(note + "; exported up to there");
   }
 
   void finish(ExportStats& stats) {

@@ -719,7 +719,7 @@ ExportStats export_dumpi(const std::filesystem::path& trace, const std::filesyst
     stats.records += writer->records();
     writer.reset();
   };
-  stats.events = walk_ranks(trace, manifest, options.progress, walk, stats.notes);
+  stats.events = walk_ranks(trace, manifest, options.progress, walk, stats.problems);
   if (manifest.ranks.size() != manifest.nprocs)
     stats.notes.push_back(
         fmt::format("the trace holds {} of {} ranks: only their .bin files are "

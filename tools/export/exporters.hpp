@@ -23,6 +23,9 @@ struct ExportStats {
   std::uint64_t records = 0;                 // records / actions / trace events written
   std::vector<std::filesystem::path> files;  // the main files written (index, archive, ...)
   std::vector<std::string> notes;            // what could not be expressed in the format, once each
+  // A rank whose stream is cut or damaged, one line each (exported up to there): the trace
+  // has a problem, so the command exits 1 after writing what it could.
+  std::vector<std::string> problems;
 };
 
 // Each throws encore::Error (one line naming what and where) on unreadable input or on a

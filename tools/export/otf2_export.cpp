@@ -156,7 +156,7 @@ class Otf2Writer {
       event(rank, ev, ctx);
     };
     walk.end_rank = [this](std::uint32_t rank) { end_rank(rank); };
-    stats_.events = walk_ranks(trace_, manifest_, options_.progress, walk, stats_.notes);
+    stats_.events = walk_ranks(trace_, manifest_, options_.progress, walk, stats_.problems);
     // Every world rank has a location, even one this trace does not hold (a replay profile)
     // or that recorded nothing: communicator groups and message peers refer to them.
     std::set<OTF2_LocationRef> defined;

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include <fmt/format.h>
-
 #include "encore/error.hpp"
 #include "encore/event_reader.hpp"
 #include "encore/trace_dir.hpp"
@@ -50,7 +48,7 @@ Manifest load_trace(const std::filesystem::path& trace) {
 }
 
 std::uint64_t walk_ranks(const std::filesystem::path& trace, const Manifest& manifest,
-                         bool progress, const RankWalk& walk, std::vector<std::string>& notes) {
+                         bool progress, const RankWalk& walk, std::vector<std::string>& problems) {
   const TraceDir dir(trace);
   std::uint64_t total = 0;
   for (const auto& r : manifest.ranks) total += r.events;
@@ -69,11 +67,11 @@ std::uint64_t walk_ranks(const std::filesystem::path& trace, const Manifest& man
     }
     walk.end_rank(rank);
     if (!reader.problem().empty())
-      notes.push_back(
-          fmt::format("rank {}: exported the events before damage: {}", rank, reader.problem()));
+      problems.push_back(reader.problem() + "; exported up to there");
     else if (!reader.complete())
-      notes.push_back(
-          fmt::format("rank {}: its trace is cut (no trailer); exported what it holds", rank));
+      problems.push_back(dir.events_path(rank).string() +
+                         ": stream ends without its trailer (the run was cut short); exported "
+                         "up to there");
   }
   bar.finish(done);
   return done;

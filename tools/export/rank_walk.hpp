@@ -1,7 +1,7 @@
 // The event loop the otf2 and dumpi exporters share: every rank of a trace in turn, its
 // events in file order through the streaming reader (one chunk in memory), a progress bar on
-// a terminal, and a note for a rank whose stream is cut or damaged (what could be read of it
-// is still exported).
+// a terminal, and a problem line for a rank whose stream is cut or damaged (what could be read
+// of it is still exported).
 #pragma once
 
 #include <cstdint>
@@ -25,9 +25,10 @@ struct RankWalk {
 };
 
 // Walks the trace at `trace` (whose manifest is `manifest`); returns the number of events.
-// Notes about cut streams are appended to `notes`. Throws Error if a stream cannot be opened.
+// A rank whose stream is cut or damaged adds one line to `problems` (its events up to there
+// are walked). Throws Error if a stream cannot be opened.
 std::uint64_t walk_ranks(const std::filesystem::path& trace, const Manifest& manifest,
-                         bool progress, const RankWalk& walk, std::vector<std::string>& notes);
+                         bool progress, const RankWalk& walk, std::vector<std::string>& problems);
 
 // Loads TRACE/manifest.json and checks that the streams of every rank it lists are there
 // (throws Error). A replay profile lists only the replayed rank(s); walk_ranks walks those.

@@ -104,7 +104,7 @@ class ActionWriter {
           "calls of threads other than the main one are left out (a SimGrid actor is one "
           "thread)");
     if (auto note = timeline.end_note(); !note.empty())
-      notes_.insert(note + "; exported up to there (the replay may not end cleanly)");
+      stats.problems.push_back(note + "; exported up to there (the replay may not end cleanly)");
     stats.records += records_;
     out_.close();
   }

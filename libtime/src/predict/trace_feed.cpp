@@ -32,6 +32,14 @@ void check_same_call(const Event& captured, const Event& replayed, const std::st
 // capture, which scaled a worker's tiles by as much.
 constexpr std::int64_t kRatioMinSegmentNs = 1000;
 
+// Why a replay profile gave no event where the capture has `captured`: its damage, if that
+// is what stopped it (the first undecodable event, not the first one missing), else its end.
+std::string profile_ends(const RankEventReader& profile, const Event& captured) {
+  if (!profile.problem().empty()) return profile.problem();
+  return fmt::format("{}: ends at event #{} before the capture does", profile.file().path(),
+                     captured.index);
+}
+
 // Below this a gap (never negative) converts to double and back exactly.
 constexpr std::int64_t kExactDouble = std::int64_t{1} << 52;
 
@@ -138,9 +146,7 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
                                                    : StallTime::spread;
     std::uint64_t overhead = 0;
     while (cap.next(a)) {
-      if (!rep.next(b))
-        throw Error(fmt::format("{}: ends at event #{} before the capture does", rep_path.string(),
-                                a.index));
+      if (!rep.next(b)) throw Error(profile_ends(rep, a));
       check_same_call(a, b, rep_path.string());
       const std::int64_t ga = gap_of(a, prev_a), gb = gap_of(b, prev_b);
       overhead += b.overhead_ns;
@@ -161,6 +167,9 @@ ComputeScale measure_scale(const TraceDir& capture, const std::vector<ReplayProf
       if (ga >= kRatioMinSegmentNs) add(total);
       if (a.callsite) add(rank_sites[*a.callsite]);
     }
+    // Damage after the last call (in the trailer, say) is still damage: its totals are not
+    // to be trusted. A cut capture never reaches the profile's end.
+    if (cap.complete() && !rep.next(b) && !rep.problem().empty()) throw Error(rep.problem());
     st.measured = p.call_stall_ns.has_value() || st.segments_ns > 0;
     st.calls_ns = p.call_stall_ns.value_or(0);
     st.overhead_ns = std::max(p.overhead_ns.value_or(overhead), st.calls_ns);
@@ -245,16 +254,16 @@ bool TraceRankFeed::next(Event& ev, std::int64_t& compute_ns) {
     captured_gap = compute_ns;
     if (replay_) {
       if (!replay_->next(replay_ev_))
-        throw Error(fmt::format("{}: no events", replay_->file().path()));
+        throw Error(replay_->problem().empty()
+                        ? fmt::format("{}: no events", replay_->file().path())
+                        : replay_->problem());
       check_same_call(ev, replay_ev_, replay_->file().path());
       prev_replay_end_ = static_cast<std::int64_t>(replay_ev_.end_ns);
     }
   } else {
     captured_gap = gap_of(ev, prev_capture_end_);
     if (replay_) {
-      if (!replay_->next(replay_ev_))
-        throw Error(fmt::format("{}: ends at event #{} before the capture does",
-                                replay_->file().path(), ev.index));
+      if (!replay_->next(replay_ev_)) throw Error(profile_ends(*replay_, ev));
       check_same_call(ev, replay_ev_, replay_->file().path());
       compute_ns = spread_(gap_of(replay_ev_, prev_replay_end_), replay_ev_.stall_ns);
     } else if (aligned) {
