@@ -539,6 +539,14 @@ class Engine {
         s.base_end = s.start + s.cost;
         break;
       }
+      case Op::mprobe:
+        // A matched probe takes the message from its channel, as a receive; an MPI_Improbe
+        // that found nothing costs nothing, as a failed MPI_Iprobe.
+        if (!probe_found(ev)) {
+          s.cost = 0;
+          break;
+        }
+        [[fallthrough]];
       case Op::recv: {
         const ArgValue* st = a.get(Role::status_out);
         const Slot req = internal(s);
@@ -589,21 +597,6 @@ class Engine {
                    s.start);
         s.cost = start_cost(s);
         s.base_end = s.start + s.cost;
-        break;
-      }
-      case Op::mprobe: {
-        // The matched probe takes the message from its channel, as a receive; an MPI_Improbe
-        // that found nothing costs nothing, as a failed MPI_Iprobe.
-        if (!probe_found(ev)) {
-          s.cost = 0;
-          break;
-        }
-        const ArgValue* st = a.get(Role::status_out);
-        const Slot req = internal(s);
-        start_recv(rank, *c, a.scalar(Role::peer), a.scalar(Role::tag),
-                   st && !st->statuses.empty() ? &st->statuses[0] : nullptr, req, s.start);
-        s.keys.push_back(req);
-        s.cost = o;
         break;
       }
       case Op::probe:
